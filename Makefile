@@ -1,0 +1,107 @@
+# iotune.storage — developer entry points. `make help` lists them.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+TOP        := $(abspath .)
+VENV       := $(TOP)/.venv
+PY         := python3
+BIN        := $(VENV)/bin
+BUILD      := $(TOP)/build
+# Runtime view of the collection (molecule, playbooks): a symlink to the working tree.
+COLL_ROOT  := $(BUILD)/collections
+COLL_LINK  := $(COLL_ROOT)/ansible_collections/iotune/storage
+# ansible-test wants the collection under ansible_collections/NS/NAME: a synced copy.
+AT_ROOT    := $(BUILD)/ansible-test/ansible_collections/iotune/storage
+PYVER      := $(shell $(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PIP_SHIM   := $(HOME)/.ansible/test/cache/get_pip_24_2.py
+
+export PATH := $(BIN):$(TOP)/tools:$(PATH)
+export ANSIBLE_COLLECTIONS_PATH := $(COLL_ROOT)
+export ANSIBLE_COLLECTIONS_SCAN_SYS_PATH := true
+export CONTAINERS_CONF := $(TOP)/.lab/containers.conf
+export ANSIBLE_FORCE_COLOR := 0
+export PY_COLORS := 0
+export ANSIBLE_NOCOLOR := 1
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-z][a-z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 24
+
+# ---------------------------------------------------------------------------------------------
+# Environment
+.PHONY: host venv tree setup
+host: ## install host packages (qemu, debootstrap, podman, ...) and configure podman
+	$(TOP)/tools/setup-host
+
+$(VENV)/.stamp: requirements-dev.txt constraints.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check pip==24.2
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt -c constraints.txt
+	touch $@
+
+venv: $(VENV)/.stamp ## create the pinned development virtualenv in .venv/
+
+tree: ## expose the working tree as ansible_collections/iotune/storage under build/
+	mkdir -p $(dir $(COLL_LINK))
+	ln -sfn $(TOP) $(COLL_LINK)
+
+$(PIP_SHIM): tools/get_pip_shim.py | venv
+	mkdir -p $(dir $@)
+	ls $(dir $@)pip-24.2-py3-none-any.whl >/dev/null 2>&1 || \
+	  $(BIN)/pip download -q --no-deps --only-binary=:all: -d $(dir $@) pip==24.2
+	cp tools/get_pip_shim.py $@
+
+setup: host venv tree $(PIP_SHIM) ## everything the tests need
+
+# ---------------------------------------------------------------------------------------------
+# Tests
+.PHONY: test sanity units lint changelog-lint molecule-container molecule-vm at-tree
+test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
+	$(MAKE) --no-print-directory sanity
+	$(MAKE) --no-print-directory units
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory changelog-lint
+	$(MAKE) --no-print-directory molecule-container
+	$(MAKE) --no-print-directory molecule-vm
+	@echo "make test: all suites passed"
+
+at-tree: | venv
+	mkdir -p $(AT_ROOT)
+	git ls-files -co --exclude-standard -z | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
+	# drop files deleted from the work tree since the last sync
+	cd $(AT_ROOT) && comm -z -23 <(find . -type f -printf '%P\0' | sort -z) \
+	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | sort -z) | xargs -0 -r rm -f
+
+sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
+	cd $(AT_ROOT) && $(BIN)/ansible-test sanity --local --python $(PYVER) --color no
+
+units: setup at-tree ## ansible-test units
+	cd $(AT_ROOT) && $(BIN)/ansible-test units --local --python $(PYVER) --color no
+
+lint: setup ## ansible-lint with the production profile
+	$(BIN)/ansible-lint --offline --profile production
+
+changelog-lint: venv ## antsibull-changelog lint of the fragments
+	$(BIN)/antsibull-changelog lint
+
+molecule-container: setup ## molecule `container` scenario (podman)
+	cd $(TOP)/extensions && $(BIN)/molecule test -s container
+
+molecule-vm: setup ## molecule `vm` scenario (qemu lab VM; minutes under software emulation)
+	cd $(TOP)/extensions && $(BIN)/molecule test -s vm
+
+# ---------------------------------------------------------------------------------------------
+# Lab and demo
+.PHONY: demo lab-image perf clean
+lab-image: setup ## build (or reuse) the lab's Debian 12 base image
+	$(TOP)/tools/lab build
+
+demo: setup ## boot a lab VM with 4 disks and tune it with the cassandra profile
+	$(TOP)/tools/demo
+
+perf: setup ## benchmarks (not tests): facts module speed
+	$(BIN)/python tests/perf/bench_readahead_facts.py
+
+clean: ## remove build output (keeps .venv and the lab cache)
+	rm -rf $(BUILD) tests/output

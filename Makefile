@@ -68,9 +68,11 @@ test: setup ## run every test: sanity, units, lint, changelog, molecule containe
 
 at-tree: | venv
 	mkdir -p $(AT_ROOT)
+	# ansible-test lists files with git; the copy lives under the ignored build/, so give it its own repo
+	test -d $(AT_ROOT)/.git || git -C $(AT_ROOT) init -q
 	git ls-files -co --exclude-standard -z | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
 	# drop files deleted from the work tree since the last sync
-	cd $(AT_ROOT) && comm -z -23 <(find . -type f -printf '%P\0' | sort -z) \
+	cd $(AT_ROOT) && comm -z -23 <(find . -path ./.git -prune -o -type f -printf '%P\0' | sort -z) \
 	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | sort -z) | xargs -0 -r rm -f
 
 sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
@@ -86,10 +88,10 @@ changelog-lint: venv ## antsibull-changelog lint of the fragments
 	$(BIN)/antsibull-changelog lint
 
 molecule-container: setup ## molecule `container` scenario (podman)
-	cd $(TOP)/extensions && $(BIN)/molecule test -s container
+	$(BIN)/molecule test -s container
 
 molecule-vm: setup ## molecule `vm` scenario (qemu lab VM; minutes under software emulation)
-	cd $(TOP)/extensions && $(BIN)/molecule test -s vm
+	$(BIN)/molecule test -s vm
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo

@@ -315,6 +315,10 @@ def kernel_default_read_ahead_kb(optimal_io_size, page_size=4096):
     return max(pages * page_size // 1024, KERNEL_MIN_READ_AHEAD_KB)
 
 
+def _none_if(value, empty):
+    return None if value is None or value in empty else value
+
+
 def _listdir(path):
     try:
         return os.listdir(path)
@@ -591,7 +595,8 @@ class BlockInventory(object):
                 'pool': read_text(os.path.join(rbddir, 'pool')),
                 'pool_ns': read_text(os.path.join(rbddir, 'pool_ns')) or None,
                 'image': read_text(os.path.join(rbddir, 'name')),
-                'snap': read_text(os.path.join(rbddir, 'current_snap')) or None,
+                # the kernel shows "-" when the image head (no snapshot) is mapped
+                'snap': _none_if(read_text(os.path.join(rbddir, 'current_snap')), ('', '-')),
             }
         return None
 
@@ -628,6 +633,8 @@ class BlockInventory(object):
             for key in _INHERITED_FROM_PARENT:
                 info[key] = pinfo[key]
             info['read_ahead_kb'] = pinfo['read_ahead_kb']
+            if info['removable'] is None:
+                info['removable'] = pinfo['removable']
             info['mounts'] = self._mounts_of(name, maj_min, name)
         else:
             qdir = os.path.join(sysdir, 'queue')

@@ -1,0 +1,385 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Safety checks for block devices that are about to be written (mdadm --create, mkfs, wipefs).
+
+Everything here only *reads*: /proc/self/mountinfo, /proc/swaps, /sys/class/block and the output
+of ``blkid -p`` / ``wipefs --no-act --json``. The callers decide what to do with the findings.
+
+A device is *in use* when it (or one of its partitions) is mounted, is listed in /proc/swaps or has
+holders (an active md array, device-mapper/LVM, ...). An in-use device is never touched, not even
+when the user opted in to wiping it. A device that merely *carries a signature* (any filesystem,
+LVM2 PV, md superblock, partition table, ...) is refused unless the user explicitly listed it in
+the opt-in list (``wipe_devices``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+__metaclass__ = type
+
+
+class DeviceError(Exception):
+    """A device argument cannot be used at all (missing path, not a block device, ...)."""
+
+
+def describe(given, resolved):
+    """'given (resolved)' when they differ, else just the path."""
+    if given and resolved and given != resolved:
+        return '%s (%s)' % (given, resolved)
+    return given or resolved
+
+
+class BlockDevice:
+    """A block device named by the user, resolved to its kernel node."""
+
+    def __init__(self, given, resolved, kname, majmin, size_bytes):
+        self.given = given
+        self.resolved = resolved
+        self.kname = kname
+        self.majmin = majmin
+        self.size_bytes = size_bytes
+
+    @property
+    def label(self):
+        return describe(self.given, self.resolved)
+
+    def __repr__(self):
+        return 'BlockDevice(%r -> %r, %s)' % (self.given, self.resolved, self.majmin)
+
+
+class SystemView:
+    """Read-only view of the running system; every path is relative to ``root`` for tests."""
+
+    def __init__(self, run_command=None, root='/', blkid='blkid', wipefs='wipefs'):
+        self.root = root
+        self._run = run_command
+        self.blkid = blkid
+        self.wipefs = wipefs
+
+    # --- paths -------------------------------------------------------------------------------
+    def path(self, absolute):
+        if self.root in ('', '/'):
+            return absolute
+        return os.path.join(self.root, absolute.lstrip('/'))
+
+    def _read(self, absolute, default=None):
+        try:
+            with open(self.path(absolute), 'r') as f:
+                return f.read()
+        except (IOError, OSError):
+            return default
+
+    def realpath(self, given):
+        """Resolve symlinks (``/dev/disk/by-id/...``) inside ``root``."""
+        full = os.path.realpath(self.path(given))
+        if self.root in ('', '/'):
+            return full
+        root = os.path.realpath(self.root)
+        if full.startswith(root):
+            return '/' + os.path.relpath(full, root).lstrip('./') if full != root else '/'
+        return full
+
+    def block_majmin(self, resolved):
+        """(major, minor) of a block special file, or None when it is not one.
+
+        Tests (``root`` set) describe block devices with a text file ``<path>.blockdev`` that
+        holds 'MAJ:MIN'.
+        """
+        if self.root not in ('', '/'):
+            fake = self._read(resolved + '.blockdev')
+            if fake is None:
+                return None
+            major, minor = fake.strip().split(':')
+            return int(major), int(minor)
+        try:
+            st = os.stat(resolved)
+        except OSError:
+            return None
+        if not stat.S_ISBLK(st.st_mode):
+            return None
+        return os.major(st.st_rdev), os.minor(st.st_rdev)
+
+    def exists(self, given):
+        return os.path.lexists(self.path(given)) and os.path.exists(self.path(given))
+
+    # --- sysfs ---------------------------------------------------------------------------------
+    def kname_for(self, majmin):
+        link = self.path('/sys/dev/block/%d:%d' % majmin)
+        if not os.path.exists(link):
+            return None
+        return os.path.basename(os.path.realpath(link))
+
+    def sys_block(self, kname, attr=None):
+        base = '/sys/class/block/%s' % kname
+        return base if attr is None else '%s/%s' % (base, attr)
+
+    def sys_read(self, kname, attr, default=None):
+        value = self._read(self.sys_block(kname, attr))
+        return default if value is None else value.strip()
+
+    def size_bytes(self, kname):
+        sectors = self.sys_read(kname, 'size')
+        try:
+            return int(sectors) * 512
+        except (TypeError, ValueError):
+            return None
+
+    def partitions(self, kname):
+        """Kernel names of the partitions of a whole disk."""
+        base = self.path(self.sys_block(kname))
+        result = []
+        try:
+            entries = sorted(os.listdir(base))
+        except OSError:
+            return result
+        for entry in entries:
+            if entry.startswith(kname) and os.path.exists(os.path.join(base, entry, 'partition')):
+                result.append(entry)
+        return result
+
+    def holders(self, kname):
+        base = self.path(self.sys_block(kname, 'holders'))
+        try:
+            return sorted(os.listdir(base))
+        except OSError:
+            return []
+
+    def majmin_of(self, kname):
+        value = self.sys_read(kname, 'dev')
+        if not value or ':' not in value:
+            return None
+        major, minor = value.split(':', 1)
+        return int(major), int(minor)
+
+    # --- /proc ---------------------------------------------------------------------------------
+    def mounts(self):
+        """List of (major, minor, mountpoint, source) from /proc/self/mountinfo."""
+        result = []
+        for line in (self._read('/proc/self/mountinfo', '') or '').splitlines():
+            fields = line.split()
+            if len(fields) < 5 or ':' not in fields[2]:
+                continue
+            major, minor = fields[2].split(':', 1)
+            source = ''
+            if ' - ' in line:
+                tail = line.split(' - ', 1)[1].split()
+                source = tail[1] if len(tail) > 1 else ''
+            try:
+                result.append((int(major), int(minor), fields[4], source))
+            except ValueError:
+                continue
+        return result
+
+    def swaps(self):
+        """Resolved paths listed in /proc/swaps."""
+        result = []
+        lines = (self._read('/proc/swaps', '') or '').splitlines()
+        for line in lines[1:]:
+            fields = line.split()
+            if fields:
+                result.append(fields[0].replace('\\040', ' '))
+        return result
+
+    # --- probing tools -------------------------------------------------------------------------
+    def run(self, argv):
+        if self._run is None:
+            raise DeviceError('no command runner available to run %s' % argv[0])
+        return self._run(argv)
+
+    def blkid_probe(self, resolved):
+        """``blkid -p -o export``: dict of the probed values; {} when nothing was found.
+
+        Exit code 2 means 'nothing found'. Any other failure raises DeviceError, because not
+        being able to look at a device must never be mistaken for an empty device.
+        """
+        rc, out, err = self.run([self.blkid, '-p', '-o', 'export', resolved])
+        if rc == 2:
+            return {}
+        if rc != 0:
+            raise DeviceError('blkid -p %s failed (rc=%s): %s' % (resolved, rc, (err or out).strip()))
+        return parse_export(out)
+
+    def wipefs_signatures(self, resolved):
+        """All signatures ``wipefs --no-act --json`` sees (list of dicts), or None if unusable."""
+        rc, out, err = self.run([self.wipefs, '--no-act', '--json', resolved])
+        if rc != 0:
+            return None
+        if not out.strip():
+            return []
+        try:
+            data = json.loads(out)
+        except ValueError:
+            return None
+        return data.get('signatures') or []
+
+
+def parse_export(text):
+    """Parse KEY=value lines (blkid -o export, mdadm --export)."""
+    result = {}
+    for line in (text or '').splitlines():
+        line = line.strip()
+        if not line or '=' not in line:
+            continue
+        key, value = line.split('=', 1)
+        result[key.strip()] = value.strip()
+    return result
+
+
+def resolve(view, given):
+    """Resolve one user-given path; raises DeviceError with the reason."""
+    if not given or not str(given).startswith('/'):
+        raise DeviceError('%r is not an absolute device path' % (given,))
+    if not view.exists(given):
+        raise DeviceError('%s does not exist' % given)
+    resolved = view.realpath(given)
+    majmin = view.block_majmin(resolved)
+    if majmin is None:
+        raise DeviceError('%s is not a block device' % describe(given, resolved))
+    kname = view.kname_for(majmin) or os.path.basename(resolved)
+    return BlockDevice(given, resolved, kname, majmin, view.size_bytes(kname))
+
+
+def resolve_all(view, paths):
+    """Resolve a list of paths; returns (devices, errors). Two paths to one disk is an error."""
+    devices = []
+    errors = []
+    seen = {}
+    for given in paths:
+        try:
+            dev = resolve(view, given)
+        except DeviceError as e:
+            errors.append(str(e))
+            continue
+        if dev.majmin in seen:
+            errors.append('%s and %s are the same device (%s); list each device once'
+                          % (seen[dev.majmin].given, given, dev.resolved))
+            continue
+        seen[dev.majmin] = dev
+        devices.append(dev)
+    return devices, errors
+
+
+def usage(view, dev):
+    """Reasons why a device is in use (mounted, swap, held), for the disk and its partitions."""
+    reasons = []
+    nodes = [dev.kname] + view.partitions(dev.kname)
+    majmins = {}
+    for kname in nodes:
+        mm = dev.majmin if kname == dev.kname else view.majmin_of(kname)
+        if mm:
+            majmins[mm] = kname
+    for major, minor, mountpoint, source in view.mounts():
+        kname = majmins.get((major, minor))
+        if kname is not None:
+            what = '' if kname == dev.kname else ' (partition /dev/%s)' % kname
+            reasons.append('mounted on %s%s' % (mountpoint, what))
+    swap_paths = set()
+    for path in view.swaps():
+        swap_paths.add(view.realpath(path) if path.startswith('/') else path)
+    for kname in nodes:
+        if '/dev/%s' % kname in swap_paths:
+            what = '' if kname == dev.kname else ' (partition /dev/%s)' % kname
+            reasons.append('in use as swap%s' % what)
+    for kname in nodes:
+        holders = view.holders(kname)
+        if holders:
+            what = '' if kname == dev.kname else 'partition /dev/%s ' % kname
+            kind = 'an active md array' if any(h.startswith('md') for h in holders) else 'another device'
+            reasons.append('%sheld by %s (%s)' % (what, kind, ', '.join('/dev/%s' % h for h in holders)))
+    return reasons
+
+
+def signatures(view, dev):
+    """Human readable descriptions of every signature found on a device (empty = blank)."""
+    found = []
+    probe = view.blkid_probe(dev.resolved)
+    wipefs = view.wipefs_signatures(dev.resolved)
+    kinds = set()
+    if probe.get('TYPE'):
+        kind = probe['TYPE']
+        kinds.add(kind)
+        details = []
+        for key in ('UUID', 'LABEL', 'PART_ENTRY_TYPE'):
+            if probe.get(key):
+                details.append('%s %s' % (key, probe[key]))
+        found.append(signature_text(kind, details))
+    if probe.get('PTTYPE'):
+        kinds.add(probe['PTTYPE'])
+        details = ['PTUUID %s' % probe['PTUUID']] if probe.get('PTUUID') else []
+        found.append('%s partition table%s' % (probe['PTTYPE'], ' (%s)' % ', '.join(details) if details else ''))
+    for sig in wipefs or []:
+        kind = sig.get('type') or 'unknown'
+        if kind in kinds or (kind == 'PMBR' and 'gpt' in kinds):
+            continue
+        kinds.add(kind)
+        details = ['offset %s' % sig['offset']] if sig.get('offset') else []
+        if sig.get('uuid'):
+            details.append('UUID %s' % sig['uuid'])
+        found.append(signature_text(kind, details))
+    for part in view.partitions(dev.kname):
+        found.append('partition /dev/%s' % part)
+    return found
+
+
+_KIND_NAMES = {
+    'linux_raid_member': 'md RAID superblock',
+    'LVM2_member': 'LVM2 physical volume',
+    'swap': 'swap',
+    'crypto_LUKS': 'LUKS',
+}
+
+
+def signature_text(kind, details):
+    name = _KIND_NAMES.get(kind, '%s filesystem' % kind if kind not in ('PMBR',) else 'protective MBR')
+    text = '%s signature' % name
+    if details:
+        text += ' (%s)' % ', '.join(details)
+    return text
+
+
+def check_writable(view, devices, allowed_to_wipe):
+    """Check devices before an operation that destroys their content.
+
+    ``allowed_to_wipe`` is a set of (major, minor) the user opted in to wipe.
+    Returns (refusals, to_wipe): a list of messages and the devices that need ``wipefs -a``.
+    """
+    refusals = []
+    to_wipe = []
+    for dev in devices:
+        in_use = usage(view, dev)
+        if in_use:
+            refusals.append('refusing %s: %s; it is in use and will not be touched (not even with wipe_devices)'
+                            % (dev.label, '; '.join(in_use)))
+            continue
+        try:
+            found = signatures(view, dev)
+        except DeviceError as e:
+            refusals.append('refusing %s: cannot probe it: %s' % (dev.label, e))
+            continue
+        if not found:
+            continue
+        if dev.majmin in allowed_to_wipe:
+            to_wipe.append(dev)
+            continue
+        refusals.append('refusing %s: %s; add it to wipe_devices to allow wiping'
+                        % (dev.label, '; '.join(found)))
+    return refusals, to_wipe
+
+
+def size_mismatch(devices, tolerance=0.01):
+    """Message when member sizes differ by more than ``tolerance`` (fraction), else None."""
+    sized = [d for d in devices if d.size_bytes]
+    if len(sized) < 2:
+        return None
+    small = min(sized, key=lambda d: d.size_bytes)
+    large = max(sized, key=lambda d: d.size_bytes)
+    if large.size_bytes - small.size_bytes > tolerance * large.size_bytes:
+        return ('member sizes differ too much: %s has %d bytes, %s has %d bytes; RAID0 members must '
+                'have (nearly) the same size' % (small.label, small.size_bytes, large.label, large.size_bytes))
+    return None

@@ -1,0 +1,292 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""mdadm output parsers and the decision logic of the mdadm_array module.
+
+The parsers understand ``mdadm --detail``, ``--detail --export``, ``--examine`` and
+``--examine --export`` (mdadm 4.x). ``plan()`` is a pure function: given what the host looks like
+it decides ``ok``/``create``/``assemble``/``fail``; the module only executes the decision.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ansible_collections.iotune.storage.plugins.module_utils.device_safety import parse_export
+
+__metaclass__ = type
+
+NAME_RE = re.compile(r'^[A-Za-z0-9_.-]{1,32}$')
+LEVEL_NAMES = {0: 'raid0', 1: 'raid1', 4: 'raid4', 5: 'raid5', 6: 'raid6', 10: 'raid10'}
+
+
+def short_name(md_name):
+    """Superblock name without the 'homehost:' prefix ('web1:data' -> 'data')."""
+    if md_name is None:
+        return None
+    return md_name.split(':', 1)[1] if ':' in md_name else md_name
+
+
+def parse_size_kb(text):
+    """'512K' / '1M' / '524288' (bytes? no: mdadm prints K suffix) -> KiB as int, or None."""
+    if text is None:
+        return None
+    m = re.match(r'^\s*(\d+)\s*([KMGT]?)', str(text))
+    if not m:
+        return None
+    value = int(m.group(1))
+    factor = {'': 1, 'K': 1, 'M': 1024, 'G': 1024 * 1024, 'T': 1024 * 1024 * 1024}[m.group(2)]
+    return value * factor
+
+
+def level_number(text):
+    """'raid0' / '0' / 'RAID0' -> 0; None when unknown ('container', 'linear', ...)."""
+    if text is None:
+        return None
+    m = re.match(r'^(?:raid)?(\d+)$', str(text).strip().lower())
+    return int(m.group(1)) if m else None
+
+
+_KV_RE = re.compile(r'^\s*([A-Za-z][A-Za-z /]*?)\s*:\s?(.*)$')
+_DEV_ROW_RE = re.compile(r'^\s*(\d+|-)\s+(\d+)\s+(\d+)\s+(\d+|-)\s+(.*?)\s+(/\S+)\s*$')
+
+
+def parse_detail(text):
+    """Parse ``mdadm --detail DEV`` (human form).
+
+    Returns a dict: version, level, raid_devices, total_devices, state, chunk_kb, name, uuid,
+    events, devices (list of {number, major, minor, raid_device, state, path}).
+    """
+    info = {'devices': []}
+    keys = {}
+    in_table = False
+    for line in (text or '').splitlines():
+        if re.match(r'^\s*Number\s+Major\s+Minor\s+RaidDevice', line):
+            in_table = True
+            continue
+        if in_table:
+            m = _DEV_ROW_RE.match(line)
+            if m:
+                info['devices'].append({
+                    'number': None if m.group(1) == '-' else int(m.group(1)),
+                    'major': int(m.group(2)),
+                    'minor': int(m.group(3)),
+                    'raid_device': None if m.group(4) == '-' else int(m.group(4)),
+                    'state': m.group(5).strip(),
+                    'path': m.group(6),
+                })
+            continue
+        m = _KV_RE.match(line)
+        if m and not line.rstrip().endswith(':'):
+            keys[m.group(1).strip()] = m.group(2).strip()
+    info['version'] = keys.get('Version')
+    info['level'] = keys.get('Raid Level')
+    info['raid_devices'] = _int(keys.get('Raid Devices'))
+    info['total_devices'] = _int(keys.get('Total Devices'))
+    info['state'] = keys.get('State')
+    info['chunk_kb'] = parse_size_kb(keys.get('Chunk Size'))
+    info['name'] = keys.get('Name', '').split(' ')[0] or None
+    info['uuid'] = keys.get('UUID')
+    info['events'] = keys.get('Events')
+    return info
+
+
+def parse_examine(text):
+    """Parse ``mdadm --examine MEMBER`` (human form, v1.x superblocks)."""
+    keys = {}
+    for line in (text or '').splitlines():
+        m = _KV_RE.match(line)
+        if m and not line.rstrip().endswith(':'):
+            keys.setdefault(m.group(1).strip(), m.group(2).strip())
+    role = keys.get('Device Role', '')
+    m = re.search(r'(\d+)', role)
+    return {
+        'version': keys.get('Version'),
+        'level': keys.get('Raid Level'),
+        'raid_devices': _int(keys.get('Raid Devices')),
+        'chunk_kb': parse_size_kb(keys.get('Chunk Size')),
+        'name': keys.get('Name', '').split(' ')[0] or None,
+        'uuid': keys.get('Array UUID'),
+        'device_uuid': keys.get('Device UUID'),
+        'role': int(m.group(1)) if m else None,
+    }
+
+
+def parse_detail_export(text):
+    """Parse ``mdadm --detail --export DEV``: identity plus members {kname: role}."""
+    env = parse_export(text)
+    members = {}
+    for key, value in env.items():
+        m = re.match(r'^MD_DEV_(.+)_ROLE$', key)
+        if m:
+            members[m.group(1)] = _int(value) if value.isdigit() else value
+    return {
+        'level': env.get('MD_LEVEL'),
+        'raid_devices': _int(env.get('MD_DEVICES')),
+        'metadata': env.get('MD_METADATA'),
+        'uuid': env.get('MD_UUID'),
+        'devname': env.get('MD_DEVNAME'),
+        'name': env.get('MD_NAME'),
+        'members': members,
+        'env': env,
+    }
+
+
+def parse_examine_export(text):
+    """Parse ``mdadm --examine --export MEMBER``."""
+    env = parse_export(text)
+    return {
+        'level': env.get('MD_LEVEL'),
+        'raid_devices': _int(env.get('MD_DEVICES')),
+        'uuid': env.get('MD_UUID') or env.get('MD_ARRAY_UUID'),
+        'device_uuid': env.get('MD_DEV_UUID'),
+        'name': env.get('MD_NAME'),
+        'env': env,
+    }
+
+
+def blkid_uuid_to_mdadm(uuid):
+    """blkid prints md UUIDs as 8-4-4-4-12; mdadm as 4 colon separated groups of 8."""
+    if not uuid:
+        return None
+    flat = uuid.replace('-', '').replace(':', '').lower()
+    if len(flat) != 32:
+        return uuid
+    return ':'.join(flat[i:i + 8] for i in range(0, 32, 8))
+
+
+def array_line(name, metadata, uuid, md_name):
+    """The mdadm.conf ARRAY line for an array (identified by UUID, pinned to /dev/md/NAME)."""
+    return 'ARRAY /dev/md/%s metadata=%s UUID=%s name=%s' % (name, metadata, uuid, md_name or name)
+
+
+def _int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def describe_array(name, level, chunk_kb, members, metadata=None, uuid=None):
+    """Array description used for diff output."""
+    desc = {
+        'device': '/dev/md/%s' % name,
+        'level': level,
+        'chunk_kb': chunk_kb,
+        'raid_disks': len(members),
+        'members': list(members),
+    }
+    if metadata:
+        desc['metadata'] = metadata
+    if uuid:
+        desc['uuid'] = uuid
+    return desc
+
+
+class Plan:
+    """Decision for state=present/assembled."""
+
+    def __init__(self, action, messages=None, uuid=None):
+        self.action = action            # ok | create | assemble | fail
+        self.messages = messages or []
+        self.uuid = uuid
+
+    def __repr__(self):
+        return 'Plan(%s, %r)' % (self.action, self.messages)
+
+
+def compare_active(name, desired, active):
+    """Compare a running array (parsed detail + export) with the desired one.
+
+    ``desired``: dict level (int), chunk_kb, members (list of kernel names).
+    Returns a list of mismatch messages (empty = matches).
+    """
+    problems = []
+    level = level_number(active.get('level'))
+    if level != desired['level']:
+        problems.append('level is %s, wanted raid%s' % (active.get('level'), desired['level']))
+    if desired['level'] == 0 and active.get('chunk_kb') != desired['chunk_kb']:
+        problems.append('chunk is %sK, wanted %sK' % (active.get('chunk_kb'), desired['chunk_kb']))
+    have = sorted(active.get('members') or [])
+    want = sorted(desired['members'])
+    if have != want:
+        problems.append('members are %s, wanted %s' % (
+            ', '.join('/dev/%s' % k for k in have) or 'none',
+            ', '.join('/dev/%s' % k for k in want)))
+    elif active.get('raid_devices') is not None and active['raid_devices'] != len(want):
+        problems.append('it has %s raid devices, wanted %s' % (active['raid_devices'], len(want)))
+    if problems:
+        return ['/dev/md/%s already exists and differs: %s; it will not be re-created or changed '
+                '(stop it and remove its superblocks yourself if you really want a new array)'
+                % (name, '; '.join(problems))]
+    return []
+
+
+def plan_from_superblocks(name, desired, superblocks, labels):
+    """Decide from the members' superblocks when no array is running under /dev/md/NAME.
+
+    ``superblocks``: {kname: parsed examine dict or None}; ``labels``: {kname: 'given (resolved)'}.
+    Returns a Plan with action assemble/create/fail, or None to fall through to the safety checks.
+    """
+    ours = {}
+    for kname, sb in superblocks.items():
+        if sb and short_name(sb.get('name')) == name:
+            ours[kname] = sb
+    if not ours:
+        return None
+    uuids = sorted(set(sb.get('uuid') for sb in ours.values()))
+    if len(uuids) > 1:
+        return Plan('fail', ['members carry superblocks of several arrays named %s (UUIDs %s): %s'
+                             % (name, ', '.join(str(u) for u in uuids),
+                                ', '.join(labels[k] for k in sorted(ours)))])
+    uuid = uuids[0]
+    sb = next(iter(ours.values()))
+    problems = []
+    missing = [k for k in desired['members'] if k not in ours]
+    if missing:
+        problems.append('%s do not carry its superblock' % ', '.join(labels[k] for k in missing))
+    level = level_number(sb.get('level'))
+    if sb.get('level') is not None and level != desired['level']:
+        problems.append('its level is %s, wanted raid%s' % (sb.get('level'), desired['level']))
+    if desired['level'] == 0 and sb.get('chunk_kb') is not None and sb['chunk_kb'] != desired['chunk_kb']:
+        problems.append('its chunk is %sK, wanted %sK' % (sb['chunk_kb'], desired['chunk_kb']))
+    if sb.get('raid_devices') is not None and sb['raid_devices'] != len(desired['members']):
+        problems.append('it has %s raid devices, wanted %s' % (sb['raid_devices'], len(desired['members'])))
+    roles = [s.get('role') for s in ours.values() if s.get('role') is not None]
+    if len(roles) != len(set(roles)):
+        problems.append('two members claim the same slot')
+    if problems:
+        return Plan('fail', ['an inactive array named %s (UUID %s) exists on %s but %s; refusing to assemble '
+                             'or re-create it' % (name, uuid, ', '.join(labels[k] for k in sorted(ours)),
+                                                  '; '.join(problems))], uuid=uuid)
+    return Plan('assemble', uuid=uuid)
+
+
+def validate_params(name, level, chunk_kb, metadata, device_count):
+    """Parameter errors (list of messages)."""
+    errors = []
+    if not NAME_RE.match(name or ''):
+        errors.append('name %r must be 1-32 characters of letters, digits, ".", "_" or "-"' % (name,))
+    if level != 0:
+        errors.append('level %s is not implemented: this module only builds RAID0 (level: 0)' % (level,))
+    if chunk_kb is None or chunk_kb < 4 or chunk_kb & (chunk_kb - 1):
+        errors.append('chunk_kb %s must be a power of two and at least 4' % (chunk_kb,))
+    if metadata not in ('1.0', '1.1', '1.2'):
+        errors.append('metadata %r is not supported (use 1.0, 1.1 or 1.2)' % (metadata,))
+    if device_count < 1:
+        errors.append('devices must list at least one device')
+    return errors
+
+
+def md_device(name):
+    return '/dev/md/%s' % name
+
+
+def kernel_name(path):
+    try:
+        return os.path.basename(os.path.realpath(path))
+    except OSError:
+        return None

@@ -1,0 +1,513 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: mdadm_array
+short_description: Create, assemble or stop Linux md RAID0 arrays safely and idempotently
+version_added: 0.1.0
+description:
+  - Creates an md RAID0 array C(/dev/md/NAME) with C(mdadm --create), assembles an existing but
+    inactive array from its members, or stops an array.
+  - Before anything is written, every member is checked. A member is refused when it (or one of its
+    partitions) is mounted, used as swap, held by another device (an active md array, LVM/device
+    mapper), or when it carries any signature (filesystem of any type including XFS, LVM2 physical
+    volume, md superblock, partition table) found by C(blkid -p) and C(wipefs --no-act). mdadm's own
+    check does not recognise XFS or LVM.
+  - A member carrying a signature is only used when it is listed in O(wipe_devices); it is then wiped
+    with C(wipefs -a) right before the array is created. Devices in use are never touched.
+  - An existing array with the same members, level and chunk is left alone. An array with the same
+    name but different members, level or chunk is a failure; it is never re-created silently.
+  - Check mode predicts the result without changing anything, also on a host where mdadm is not
+    installed yet (the prediction then relies on C(blkid), part of util-linux).
+author:
+  - iotune.storage contributors
+options:
+  name:
+    description:
+      - Array name, at most 32 characters (letters, digits, C(.), C(_), C(-)). The array device is
+        C(/dev/md/NAME).
+    type: str
+    required: true
+  state:
+    description:
+      - V(present) creates the array when it does not exist, assembles it when its members carry
+        its superblock but it is not running, and leaves a matching running array alone.
+      - V(assembled) is like V(present) but never creates an array; it fails when no array named
+        O(name) is found on O(devices).
+      - V(absent) stops the array (C(mdadm --stop)). It refuses when the array is mounted or held by
+        another device. The superblocks on the members are B(not) erased, so the array can be
+        assembled again; remove its ARRAY line from mdadm.conf to keep it from being assembled at
+        boot, and wipe the members yourself if you want the data gone.
+    type: str
+    choices: [present, absent, assembled]
+    default: present
+  devices:
+    description:
+      - Member devices. Any path to a block device works (C(/dev/disk/by-id/...), C(/dev/vdb));
+        paths are resolved with realpath. Two paths that resolve to the same device are an error.
+      - Required for O(state=present) and O(state=assembled).
+    type: list
+    elements: path
+  level:
+    description:
+      - RAID level. Only V(0) is implemented; anything else fails with a clear message.
+    type: int
+    default: 0
+  chunk_kb:
+    description:
+      - Chunk size in KiB, a power of two and at least 4. The default is mdadm's own default (512).
+      - Use the same value as stripe unit of the filesystem (the P(iotune.storage.xfs_filesystem#module)
+        module reads it from sysfs).
+    type: int
+    default: 512
+  metadata:
+    description:
+      - Superblock format. V(1.2) (mdadm's default) stores it 4 KiB from the start of each member.
+    type: str
+    choices: ['1.0', '1.1', '1.2']
+    default: '1.2'
+  homehost:
+    description:
+      - Value for C(mdadm --homehost) at create time.
+      - The default V(any) stores the plain name in the superblock (no C(host:) prefix), so the
+        array keeps its name C(/dev/md/NAME) on this host after a reboot, after a hostname change,
+        and when its disks are moved to another host. With a host name, mdadm prefixes the name
+        with it and assembles the array under a "foreign" name (C(NAME_0), C(md127)) wherever the
+        hostname does not match.
+      - Only used when the array is created.
+    type: str
+    default: any
+  wipe_devices:
+    description:
+      - Devices that may be wiped with C(wipefs -a) before the array is created. Every entry must
+        also be listed in O(devices) (any path to the same device counts). Devices that are mounted,
+        used as swap or held are refused even when listed here.
+    type: list
+    elements: path
+    default: []
+  settle_timeout:
+    description:
+      - Seconds to wait for udev and for C(/dev/md/NAME) to appear after create/assemble.
+    type: int
+    default: 60
+notes:
+  - Runs C(mdadm), C(blkid), C(wipefs) and C(udevadm) with argument lists, never through a shell.
+  - C(mdadm --create) is run with C(--run) because mdadm's confirmation prompt answers "no" without a
+    terminal; the safety checks above replace that prompt.
+  - Writing mdadm.conf and rebuilding the initramfs are done by the P(iotune.storage.raid0#role)
+    role, using RV(array_line).
+seealso:
+  - name: mdadm(8)
+    description: The mdadm manual page.
+    link: https://man7.org/linux/man-pages/man8/mdadm.8.html
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Returns details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: full
+requirements:
+  - mdadm (not needed in check mode)
+  - util-linux (blkid, wipefs)
+"""
+
+EXAMPLES = r"""
+- name: Create a RAID0 over four EBS volumes, 256 KiB chunk
+  iotune.storage.mdadm_array:
+    name: data
+    devices:
+      - /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0aaa
+      - /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0bbb
+      - /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0ccc
+      - /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0ddd
+    chunk_kb: 256
+  register: data_array
+
+- name: Re-use two disks that held an old XFS filesystem (explicit opt-in to wiping them)
+  iotune.storage.mdadm_array:
+    name: scratch
+    devices: [/dev/vdb, /dev/vdc]
+    wipe_devices: [/dev/vdc]
+
+- name: Only assemble an existing array (never create)
+  iotune.storage.mdadm_array:
+    name: data
+    state: assembled
+    devices: "{{ data_disks }}"
+
+- name: Stop an array (superblocks stay)
+  iotune.storage.mdadm_array:
+    name: scratch
+    state: absent
+"""
+
+RETURN = r"""
+device:
+  description: The array device.
+  returned: always
+  type: str
+  sample: /dev/md/data
+kernel_name:
+  description: Kernel name of the array device; V(null) when it does not exist (check mode, absent).
+  returned: always
+  type: str
+  sample: md127
+uuid:
+  description: Array UUID in mdadm's colon form; V(null) when not known yet (check mode create).
+  returned: always
+  type: str
+  sample: 3d0e6a1c:5b2f9d44:8a1e7c02:91f0b3aa
+level:
+  description: RAID level as mdadm names it.
+  returned: always
+  type: str
+  sample: raid0
+chunk_kb:
+  description: Chunk size in KiB.
+  returned: always
+  type: int
+  sample: 256
+members:
+  description: Member devices (kernel paths), sorted.
+  returned: always
+  type: list
+  elements: str
+  sample: [/dev/vdb, /dev/vdc, /dev/vdd, /dev/vde]
+raid_disks:
+  description: Number of members.
+  returned: always
+  type: int
+  sample: 4
+md_name:
+  description: Name stored in the superblock (C(NAME) with O(homehost=any), else C(host:NAME)).
+  returned: always
+  type: str
+  sample: data
+array_line:
+  description:
+    - Line for mdadm.conf that pins the array to C(/dev/md/NAME) by UUID and name.
+    - V(null) when the UUID is not known yet (check mode create) or for O(state=absent).
+  returned: always
+  type: str
+  sample: ARRAY /dev/md/data metadata=1.2 UUID=3d0e6a1c:5b2f9d44:8a1e7c02:91f0b3aa name=data
+created:
+  description: Whether the array was (or in check mode would be) created.
+  returned: always
+  type: bool
+assembled:
+  description: Whether the array was (or in check mode would be) assembled.
+  returned: always
+  type: bool
+stopped:
+  description: Whether the array was (or in check mode would be) stopped.
+  returned: always
+  type: bool
+wiped:
+  description: Devices wiped (or that would be wiped) with C(wipefs -a) before create.
+  returned: always
+  type: list
+  elements: str
+"""
+
+import os
+import time
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
+
+
+class ArrayError(Exception):
+    def __init__(self, msg, **data):
+        super(ArrayError, self).__init__(msg)
+        self.msg = msg
+        self.data = data
+
+
+class MdadmArray:
+    """Executes the plan for one array. ``run`` is ``module.run_command``-like."""
+
+    def __init__(self, params, view, run, mdadm, udevadm=None, check_mode=False, sleep=time.sleep,
+                 warn=None):
+        self.p = params
+        self.view = view
+        self.run = run
+        self.mdadm = mdadm
+        self.udevadm = udevadm
+        self.check_mode = check_mode
+        self.sleep = sleep
+        self.warn = warn or (lambda msg: None)
+        self.name = params['name']
+        self.device = md.md_device(self.name)
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def _cmd(self, argv, what):
+        rc, out, err = self.run(argv)
+        if rc != 0:
+            raise ArrayError('%s failed (rc=%s): %s' % (what, rc, (err or out).strip()),
+                             cmd=argv, rc=rc, stdout=out, stderr=err)
+        return out
+
+    def md_exists(self):
+        return self.view.exists(self.device)
+
+    def detail(self, path):
+        """Parsed detail of a running array, or None."""
+        rc, out, err = self.run([self.mdadm, '--detail', '--export', path])
+        if rc != 0:
+            return None
+        exp = md.parse_detail_export(out)
+        rc, text, err = self.run([self.mdadm, '--detail', path])
+        det = md.parse_detail(text) if rc == 0 else {'devices': []}
+        members = sorted(set(os.path.basename(d['path']) for d in det['devices'] if d.get('path')))
+        if not members:
+            members = sorted(exp['members'])
+        return {
+            'level': exp['level'] or det.get('level'),
+            'chunk_kb': det.get('chunk_kb'),
+            'raid_devices': exp['raid_devices'] if exp['raid_devices'] is not None else det.get('raid_devices'),
+            'uuid': exp['uuid'] or det.get('uuid'),
+            'name': exp['name'] or det.get('name'),
+            'metadata': exp['metadata'] or det.get('version'),
+            'state': det.get('state'),
+            'members': members,
+        }
+
+    def examine(self, dev):
+        rc, out, err = self.run([self.mdadm, '--examine', '--export', dev.resolved])
+        if rc != 0 or not out.strip():
+            return None
+        sb = md.parse_examine_export(out)
+        rc, text, err = self.run([self.mdadm, '--examine', dev.resolved])
+        if rc == 0:
+            human = md.parse_examine(text)
+            for key in ('chunk_kb', 'role', 'level', 'raid_devices', 'name', 'uuid'):
+                if sb.get(key) is None:
+                    sb[key] = human.get(key)
+        return sb
+
+    def superblock_from_blkid(self, dev):
+        probe = self.view.blkid_probe(dev.resolved)
+        if probe.get('TYPE') != 'linux_raid_member':
+            return None
+        return {'name': probe.get('LABEL'), 'uuid': md.blkid_uuid_to_mdadm(probe.get('UUID')),
+                'level': None, 'chunk_kb': None, 'raid_devices': None, 'role': None}
+
+    def result_from_detail(self, info, **flags):
+        kname = md.kernel_name(self.view.path(self.device)) if self.md_exists() else None
+        result = {
+            'device': self.device,
+            'kernel_name': kname,
+            'uuid': info.get('uuid'),
+            'level': info.get('level'),
+            'chunk_kb': info.get('chunk_kb'),
+            'members': ['/dev/%s' % k for k in info.get('members') or []],
+            'raid_disks': info.get('raid_devices') or len(info.get('members') or []),
+            'md_name': info.get('name'),
+            'array_line': None,
+            'created': False, 'assembled': False, 'stopped': False, 'wiped': [],
+        }
+        if info.get('uuid'):
+            result['array_line'] = md.array_line(self.name, self.p['metadata'] if not info.get('metadata')
+                                                 else info['metadata'], info['uuid'], info.get('name'))
+        result.update(flags)
+        return result
+
+    def settle(self):
+        if self.udevadm:
+            self.run([self.udevadm, 'settle', '--timeout=%d' % self.p['settle_timeout']])
+        deadline = self.p['settle_timeout'] * 2
+        for dummy in range(deadline):
+            if self.md_exists():
+                return
+            self.sleep(0.5)
+        raise ArrayError('%s did not appear within %s seconds' % (self.device, self.p['settle_timeout']))
+
+    # --- state=absent ------------------------------------------------------------------------------
+    def absent(self):
+        empty = {'level': None, 'chunk_kb': None, 'members': [], 'raid_devices': 0}
+        if not self.md_exists():
+            return self.result_from_detail(empty), None
+        dev = ds.resolve(self.view, self.device)
+        in_use = ds.usage(self.view, dev)
+        if in_use:
+            raise ArrayError('refusing to stop %s: %s' % (dev.label, '; '.join(in_use)))
+        info = self.detail(self.device) if self.mdadm else None
+        info = info or empty
+        before = md.describe_array(self.name, info.get('level'), info.get('chunk_kb'),
+                                   ['/dev/%s' % k for k in info.get('members') or []])
+        if not self.check_mode:
+            if not self.mdadm:
+                raise ArrayError('mdadm is not installed; cannot stop %s' % self.device)
+            self._cmd([self.mdadm, '--stop', self.device], 'mdadm --stop %s' % self.device)
+        result = self.result_from_detail(info, stopped=True)
+        result['kernel_name'] = dev.kname
+        return result, {'before': before, 'after': {}}
+
+    # --- state=present/assembled ----------------------------------------------------------------
+    def present(self):
+        p = self.p
+        errors = md.validate_params(self.name, p['level'], p['chunk_kb'], p['metadata'], len(p['devices'] or []))
+        if errors:
+            raise ArrayError('; '.join(errors))
+        devices, errors = ds.resolve_all(self.view, p['devices'])
+        wipe, wipe_errors = ds.resolve_all(self.view, p['wipe_devices'] or [])
+        errors.extend('wipe_devices: %s' % e for e in wipe_errors)
+        member_ids = set(d.majmin for d in devices)
+        for w in wipe:
+            if w.majmin not in member_ids:
+                errors.append('wipe_devices entry %s is not one of devices; only members can be wiped' % w.label)
+        if errors:
+            raise ArrayError('array %s: %s' % (self.name, '; '.join(errors)))
+        labels = dict((d.kname, d.label) for d in devices)
+        desired = {'level': p['level'], 'chunk_kb': p['chunk_kb'], 'members': [d.kname for d in devices]}
+        after = md.describe_array(self.name, md.LEVEL_NAMES[p['level']], p['chunk_kb'],
+                                  ['/dev/%s' % d.kname for d in devices], p['metadata'])
+        empty_before = {}
+
+        if self.mdadm is None:
+            if not self.check_mode:
+                raise ArrayError('mdadm is not installed on this host; install the mdadm package first '
+                                 '(the iotune.storage.raid0 role does)')
+            self.warn('mdadm is not installed; the result is predicted from blkid only')
+
+        # 1. an array already runs as /dev/md/NAME
+        if self.md_exists():
+            if self.mdadm is None:
+                raise ArrayError('%s exists but mdadm is not installed to inspect it' % self.device)
+            info = self.detail(self.device)
+            if info is None:
+                raise ArrayError('%s exists but mdadm --detail cannot read it' % self.device)
+            if info.get('state') and 'inactive' in info['state']:
+                raise ArrayError('%s exists but is inactive (state: %s, members present: %s); a RAID0 array '
+                                 'needs all its members — check the missing disks'
+                                 % (self.device, info['state'], ', '.join(info['members']) or 'none'))
+            problems = md.compare_active(self.name, desired, info)
+            if problems:
+                raise ArrayError(problems[0], existing=info)
+            return self.result_from_detail(info), None
+
+        # 2. members already belong to a running array under another name
+        if self.mdadm is not None:
+            for dev in devices:
+                for holder in self.view.holders(dev.kname):
+                    if not holder.startswith('md'):
+                        continue
+                    info = self.detail('/dev/%s' % holder)
+                    if info and md.short_name(info.get('name')) == self.name:
+                        raise ArrayError(
+                            'array %s (UUID %s) is running as /dev/%s but %s does not exist (it was '
+                            'assembled under a foreign name); stop it with "mdadm --stop /dev/%s" and run '
+                            'again to assemble it as %s' % (self.name, info.get('uuid'), holder, self.device,
+                                                           holder, self.device))
+
+        # 3. inactive array on the members?
+        if self.mdadm is not None:
+            superblocks = dict((d.kname, self.examine(d)) for d in devices)
+        else:
+            superblocks = dict((d.kname, self.superblock_from_blkid(d)) for d in devices)
+        plan = md.plan_from_superblocks(self.name, desired, superblocks, labels)
+        if plan is not None and plan.action == 'fail':
+            raise ArrayError(plan.messages[0])
+        if plan is not None and plan.action == 'assemble':
+            if not self.check_mode:
+                argv = [self.mdadm, '--assemble', self.device, '--uuid=%s' % plan.uuid]
+                argv += [d.resolved for d in devices]
+                self._cmd(argv, 'mdadm --assemble %s' % self.device)
+                self.settle()
+                info = self.detail(self.device)
+                if info is None:
+                    raise ArrayError('%s was assembled but mdadm --detail cannot read it' % self.device)
+                return self.result_from_detail(info, assembled=True), {'before': empty_before, 'after': after}
+            info = {'uuid': plan.uuid, 'level': after['level'], 'chunk_kb': p['chunk_kb'],
+                    'members': desired['members'], 'raid_devices': len(devices),
+                    'name': superblocks[devices[0].kname].get('name')}
+            return self.result_from_detail(info, assembled=True), {'before': empty_before, 'after': after}
+
+        if p['state'] == 'assembled':
+            raise ArrayError('no array named %s found on %s; state=assembled never creates one'
+                             % (self.name, ', '.join(d.label for d in devices)))
+
+        # 4. create: safety first
+        problems = []
+        mismatch = ds.size_mismatch(devices)
+        if mismatch:
+            problems.append(mismatch)
+        refusals, to_wipe = ds.check_writable(self.view, devices, set(w.majmin for w in wipe))
+        problems.extend(refusals)
+        if problems:
+            raise ArrayError('array %s not created: %s' % (self.name, ' | '.join(problems)), refusals=problems)
+        wiped = [d.resolved for d in to_wipe]
+        if self.check_mode:
+            info = {'uuid': None, 'level': after['level'], 'chunk_kb': p['chunk_kb'],
+                    'members': desired['members'], 'raid_devices': len(devices),
+                    'name': self.name if p['homehost'] == 'any' else '%s:%s' % (p['homehost'], self.name)}
+            return (self.result_from_detail(info, created=True, wiped=wiped),
+                    {'before': empty_before, 'after': after})
+        for dev in to_wipe:
+            self._cmd([self.view.wipefs, '-a', dev.resolved], 'wipefs -a %s' % dev.label)
+        argv = [self.mdadm, '--create', self.device, '--run', '--level=%d' % p['level'],
+                '--raid-devices=%d' % len(devices), '--chunk=%d' % p['chunk_kb'],
+                '--metadata=%s' % p['metadata'], '--name=%s' % self.name, '--homehost=%s' % p['homehost']]
+        if len(devices) == 1:
+            argv.append('--force')
+        argv += [d.resolved for d in devices]
+        self._cmd(argv, 'mdadm --create %s' % self.device)
+        self.settle()
+        info = self.detail(self.device)
+        if info is None:
+            raise ArrayError('%s was created but mdadm --detail cannot read it' % self.device)
+        after['uuid'] = info.get('uuid')
+        return self.result_from_detail(info, created=True, wiped=wiped), {'before': empty_before, 'after': after}
+
+    def apply(self):
+        if self.p['state'] == 'absent':
+            return self.absent()
+        return self.present()
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            name=dict(type='str', required=True),
+            state=dict(type='str', default='present', choices=['present', 'absent', 'assembled']),
+            devices=dict(type='list', elements='path'),
+            level=dict(type='int', default=0),
+            chunk_kb=dict(type='int', default=512),
+            metadata=dict(type='str', default='1.2', choices=['1.0', '1.1', '1.2']),
+            homehost=dict(type='str', default='any'),
+            wipe_devices=dict(type='list', elements='path', default=[]),
+            settle_timeout=dict(type='int', default=60),
+        ),
+        required_if=[('state', 'present', ['devices']), ('state', 'assembled', ['devices'])],
+        supports_check_mode=True,
+    )
+    view = ds.SystemView(run_command=module.run_command,
+                         blkid=module.get_bin_path('blkid') or 'blkid',
+                         wipefs=module.get_bin_path('wipefs') or 'wipefs')
+    array = MdadmArray(module.params, view, module.run_command, module.get_bin_path('mdadm'),
+                       udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
+                       warn=module.warn)
+    try:
+        result, diff = array.apply()
+    except (ArrayError, ds.DeviceError) as e:
+        data = getattr(e, 'data', {})
+        module.fail_json(msg=str(e), device=md.md_device(module.params['name']), **data)
+    changed = bool(result['created'] or result['assembled'] or result['stopped'])
+    if diff is not None and module._diff:
+        result['diff'] = diff
+    module.exit_json(changed=changed, **result)
+
+
+if __name__ == '__main__':
+    main()

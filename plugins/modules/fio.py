@@ -1,0 +1,734 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: fio
+short_description: Measure read performance and readahead amplification of a filesystem with fio
+version_added: 0.1.0
+description:
+  - Runs one fio read job (described by options or by O(job_file)) on a test file inside a mounted
+    filesystem and returns IOPS, bandwidth, latency percentiles and, from snapshots of
+    C(/sys/block/<dev>/stat) of the device under the filesystem and of its members (md/dm slaves),
+    the bytes the device really read and the read amplification (device bytes / application bytes).
+  - The test file is laid out first in a separate, unmeasured step (fio C(--create_only=1)). The
+    measured run uses fio C(--readonly), so the measured job can never write.
+  - Never works on a raw device. O(directory) must be an existing directory on a mounted block device
+    filesystem; the module refuses to run when the filesystem lacks free space for the test file plus
+    O(free_space_margin).
+  - For buffered jobs (O(direct=false)) the page cache of the B(whole host) is dropped before each run
+    (C(sync) and C(3) written to C(/proc/sys/vm/drop_caches)) so that reads are cold. This evicts the
+    cache of every application on the host; disable with O(drop_caches=false) on busy production hosts
+    (results are then warm and amplification is under-reported).
+  - Optionally sets C(queue/read_ahead_kb) of the device under the filesystem before the job and
+    restores the previous value afterwards, also when fio fails (O(read_ahead_kb)). fio opens the test
+    file after the change, so the new value is used (readahead is snapshotted per open file).
+  - Repeats the measurement O(repeat) times and returns the median of every metric with the noise
+    (max-min)/median, and checks O(thresholds) against the medians.
+  - Device counters include every I/O on the device during the run; other activity on the same
+    filesystem inflates RV(device_read_bytes) and RV(read_amplification).
+author:
+  - iotune.storage contributors
+attributes:
+  check_mode:
+    support: full
+    details: Runs nothing, reports the fio command lines that would run.
+  diff_mode:
+    support: none
+notes:
+  - It is a measurement, so it reports C(changed=false), except with O(run_job=false) where it only
+    sets O(read_ahead_kb) and reports whether that changed the device.
+  - Works with fio 3.33 (Debian 12) whose JSON has no C(read_sectors) in C(disk_util); that field
+    (fio >= 3.36) is returned as RV(fio_disk_util_read_bytes) for cross-checking when present.
+  - Needs root for O(drop_caches) and O(read_ahead_kb).
+requirements:
+  - fio
+options:
+  directory:
+    description:
+      - Existing directory on the filesystem to measure; the test file is created in it.
+    type: path
+    required: true
+  expected_mount:
+    description:
+      - If set, O(directory) must be on the filesystem mounted exactly here, otherwise the module fails.
+    type: path
+  name:
+    description: Job name (also used for the test file name C(iotune-fio.<name>.dat)).
+    type: str
+    default: iotune
+  rw:
+    description: Access pattern. Only reads are supported (the measured run is read-only).
+    type: str
+    choices: [read, randread]
+    default: randread
+  bs:
+    description: Block size of each read (fio syntax, for example C(4k), C(1m)).
+    type: str
+    default: 4k
+  ioengine:
+    description: fio I/O engine. C(mmap) reads through page faults (mmap read-around readahead).
+    type: str
+    choices: [mmap, psync, pvsync, pvsync2, sync, libaio, io_uring, posixaio]
+    default: psync
+  iodepth:
+    description: Queue depth (only meaningful for asynchronous engines).
+    type: int
+    default: 1
+  numjobs:
+    description: Number of parallel fio jobs on the same test file (reported as one group).
+    type: int
+    default: 1
+  direct:
+    description: Use O_DIRECT (bypass the page cache; readahead does not apply).
+    type: bool
+    default: false
+  fadvise_hint:
+    description:
+      - fio C(fadvise_hint). fio's own default C(1) applies C(POSIX_FADV_RANDOM)/C(MADV_RANDOM) to
+        random jobs and hides readahead effects, so this module defaults to C(0).
+    type: str
+    choices: ['0', '1', random, sequential, normal]
+    default: '0'
+  size:
+    description:
+      - Size of the test file (bytes or fio size with a binary k/m/g/t suffix; no percentages).
+    type: str
+    default: 256m
+  io_size:
+    description: Amount of data each job reads (fio C(io_size)); smaller than O(size) for random jobs.
+    type: str
+  runtime:
+    description: Runtime limit in seconds (fio C(runtime)).
+    type: int
+  time_based:
+    description: Keep running for O(runtime) even when O(io_size)/O(size) has been read.
+    type: bool
+    default: false
+  ramp_time:
+    description: Seconds of warm-up excluded from the statistics.
+    type: int
+  percentiles:
+    description: Latency percentiles to request (50, 95, 99, 99.9 are returned).
+    type: list
+    elements: float
+    default: [50, 95, 99, 99.9]
+  extra:
+    description:
+      - Additional fio options, C(key: value) (passed as C(--key=value)); a value of V(null) or V(true)
+        passes a bare C(--key). Options that would change the test file location, disable the
+        read-only run or write are refused.
+    type: dict
+    default: {}
+  job_file:
+    description:
+      - Path (on the managed host) of a fio job file to run instead of the option-described job.
+      - The module adds a C([global]) section with C(directory), C(size) and C(filename_format) so test
+        files land in O(directory); the job file must not set C(filename), C(directory),
+        C(filename_format), C(readonly) or C(opendir). Read-only workloads only.
+    type: path
+  free_space_margin:
+    description: Free space that must remain on the filesystem after the test file is laid out.
+    type: str
+    default: 64m
+  drop_caches:
+    description:
+      - Drop the page cache of the whole host before each buffered run (see description).
+    type: bool
+    default: true
+  keep_file:
+    description: Keep the test file(s) after the run (to reuse them in a following call).
+    type: bool
+    default: false
+  repeat:
+    description: Number of measured runs; results are the medians.
+    type: int
+    default: 1
+  noise_max:
+    description: A result is flagged RV(noisy) when (max-min)/median of IOPS or amplification exceeds this.
+    type: float
+    default: 0.2
+  thresholds:
+    description:
+      - Limits checked against the median results, C(<metric>_max) or C(<metric>_min), for example
+        C(read_amplification_max), C(iops_min), C(p99_us_max), C(device_bw_bytes_min). The module
+        does not fail when a threshold is missed; see RV(thresholds_passed).
+    type: dict
+    default: {}
+  read_ahead_kb:
+    description:
+      - Set C(queue/read_ahead_kb) (KiB) of the device under the filesystem (its parent disk for a
+        partition) for the measured runs, and restore the previous value afterwards.
+    type: int
+  restore_read_ahead:
+    description: Restore the previous readahead after the runs (only with O(read_ahead_kb)).
+    type: bool
+    default: true
+  run_job:
+    description:
+      - If V(false), only set O(read_ahead_kb) (no fio run, no restore) and report C(changed) when the
+        value differed. Used to restore a saved value at the end of a sweep.
+    type: bool
+    default: true
+"""
+
+EXAMPLES = r"""
+- name: Amplification of 4 KiB random mmap reads on the Cassandra filesystem
+  iotune.storage.fio:
+    directory: /var/lib/cassandra
+    expected_mount: /var/lib/cassandra
+    name: mmap_rand4k
+    ioengine: mmap
+    rw: randread
+    bs: 4k
+    fadvise_hint: '0'
+    size: 1g
+    io_size: 32m
+    repeat: 3
+    thresholds:
+      read_amplification_max: 2.0
+  register: mmap_rand4k
+
+- name: Sequential 1 MiB direct reads for 10 s
+  iotune.storage.fio:
+    directory: /var/lib/kafka
+    name: seq1m
+    rw: read
+    bs: 1m
+    ioengine: libaio
+    iodepth: 16
+    direct: true
+    size: 2g
+    runtime: 10
+    time_based: true
+
+- name: One point of a readahead sweep (value restored afterwards)
+  iotune.storage.fio:
+    directory: /srv/data
+    name: sweep
+    ioengine: mmap
+    read_ahead_kb: 16
+    keep_file: true
+
+- name: Put a saved readahead value back without running fio
+  iotune.storage.fio:
+    directory: /srv/data
+    read_ahead_kb: 4096
+    run_job: false
+"""
+
+RETURN = r"""
+cmd:
+  description: argv of the measured fio run.
+  returned: always
+  type: list
+  elements: str
+layout_cmd:
+  description: argv of the unmeasured layout step.
+  returned: always
+  type: list
+  elements: str
+device:
+  description: Kernel name of the block device under the filesystem.
+  returned: when the device could be determined
+  type: str
+  sample: md0
+members:
+  description: Per member (slave) device median read numbers (md/dm members), keyed by name.
+  returned: success
+  type: dict
+  sample: {vdb: {device_read_bytes: 4194304, device_read_ios: 1024, avg_request_kb: 4.0}}
+iops:
+  description: Median read IOPS.
+  returned: success
+  type: float
+bw_bytes:
+  description: Median application read bandwidth in bytes/s.
+  returned: success
+  type: int
+p50_us:
+  description: Median 50th latency percentile in microseconds (total latency if fio reported it, else completion latency).
+  returned: success
+  type: float
+p95_us:
+  description: Median 95th latency percentile (µs).
+  returned: success
+  type: float
+p99_us:
+  description: Median 99th latency percentile (µs).
+  returned: success
+  type: float
+p99_9_us:
+  description: Median 99.9th latency percentile (µs).
+  returned: success
+  type: float
+runtime_ms:
+  description: Median runtime of the measured job (ms).
+  returned: success
+  type: int
+io_bytes:
+  description: Median bytes the application read.
+  returned: success
+  type: int
+device_read_bytes:
+  description: Median bytes read by the device (delta of stat read sectors x 512).
+  returned: success
+  type: int
+device_read_ios:
+  description: Median read requests completed by the device.
+  returned: success
+  type: int
+device_read_merges:
+  description: Median read merges on the device.
+  returned: success
+  type: int
+device_bw_bytes:
+  description: Median device read bandwidth (device_read_bytes / runtime) in bytes/s.
+  returned: success
+  type: int
+avg_request_kb:
+  description: Median average device read request size in KiB.
+  returned: success
+  type: float
+read_amplification:
+  description: Median device bytes read / application bytes read (1.0 = no waste).
+  returned: success
+  type: float
+  sample: 1.02
+fio_disk_util_read_bytes:
+  description: Bytes read according to fio's own disk_util (fio >= 3.36 only, else null), last run.
+  returned: success
+  type: int
+noise:
+  description: Per metric (max-min)/median over the runs.
+  returned: success
+  type: dict
+noisy:
+  description: True when the IOPS or amplification noise exceeds O(noise_max); do not trust the result.
+  returned: success
+  type: bool
+repeat:
+  description: Number of measured runs.
+  returned: success
+  type: int
+runs:
+  description: The per-run results (same metrics as the top level plus per-job numbers).
+  returned: success
+  type: list
+  elements: dict
+thresholds:
+  description: One entry per threshold with C(name), C(metric), C(kind), C(limit), C(value), C(passed), C(noise).
+  returned: success
+  type: list
+  elements: dict
+thresholds_passed:
+  description: True when every threshold passed (also true without thresholds).
+  returned: success
+  type: bool
+summary:
+  description: One fixed-width summary line (job, IOPS, bw, amplification, p99, avg request, noise, verdict).
+  returned: success
+  type: str
+read_ahead:
+  description: Readahead handling (C(device), C(previous), C(used), C(restored)) when O(read_ahead_kb) is set.
+  returned: when O(read_ahead_kb) is set
+  type: dict
+  sample: {device: md0, previous: 4096, used: 8, restored: true}
+fio_version:
+  description: Version reported by fio.
+  returned: success
+  type: str
+  sample: fio-3.33
+"""
+
+import glob
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils import fio_report
+from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
+from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
+    SysfsBlockError,
+    device_for_path,
+    read_block_stat,
+)
+
+FILE_PREFIX = 'iotune-fio.'
+REFUSED_KEYS = frozenset((
+    'filename', 'directory', 'filename_format', 'opendir', 'readonly', 'unlink', 'unlink_each_loop',
+    'rw', 'readwrite', 'create_only', 'output', 'output-format', 'trim_percentage', 'verify',
+))
+ALLOWED_RW = frozenset(('read', 'randread'))
+
+
+class Measurer(object):
+    """Everything that touches the host, with roots overridable for tests."""
+
+    def __init__(self, module, sys_root='/sys', proc_root='/proc'):
+        self.module = module
+        self.sys_root = sys_root
+        self.proc_root = proc_root
+
+    # ---- sysfs -------------------------------------------------------------------------------
+    def members(self, device):
+        path = os.path.join(self.sys_root, 'class', 'block', device, 'slaves')
+        try:
+            return sorted(os.listdir(path))
+        except OSError:
+            return []
+
+    def readahead_device(self, device):
+        """The device owning queue/read_ahead_kb: itself, or the parent disk of a partition."""
+        base = os.path.join(self.sys_root, 'class', 'block', device)
+        if os.path.exists(os.path.join(base, 'queue', 'read_ahead_kb')):
+            return device
+        parent = os.path.basename(os.path.dirname(os.path.realpath(base)))
+        if os.path.exists(os.path.join(self.sys_root, 'class', 'block', parent, 'queue', 'read_ahead_kb')):
+            return parent
+        raise SysfsBlockError('no queue/read_ahead_kb for %s or its parent' % device)
+
+    def ra_path(self, device):
+        return os.path.join(self.sys_root, 'class', 'block', device, 'queue', 'read_ahead_kb')
+
+    def get_ra(self, device):
+        with open(self.ra_path(device)) as f:
+            return int(f.read().split()[0])
+
+    def set_ra(self, device, value):
+        with open(self.ra_path(device), 'w') as f:
+            f.write('%d\n' % value)
+        return self.get_ra(device)
+
+    def snapshot(self, device, members):
+        return (read_block_stat(device, self.sys_root),
+                dict((m, read_block_stat(m, self.sys_root)) for m in members))
+
+    def drop_caches(self):
+        os.sync()
+        with open(os.path.join(self.proc_root, 'sys', 'vm', 'drop_caches'), 'w') as f:
+            f.write('3\n')
+
+    # ---- processes -----------------------------------------------------------------------------
+    def run(self, argv, what):
+        rc, out, err = self.module.run_command(argv)
+        if rc != 0:
+            self.module.fail_json(
+                msg='fio %s failed (rc=%d): %s' % (what, rc, (err or out).strip()[-2000:]),
+                cmd=argv, rc=rc, stdout=out, stderr=err)
+        return out
+
+
+def job_argv(params, fio_bin, path):
+    """argv (without --readonly/--create_only/--output-format) of an option-described job."""
+    argv = [
+        fio_bin,
+        '--name=%s' % params['name'],
+        '--filename=%s' % path,
+        '--size=%s' % params['size'],
+        '--rw=%s' % params['rw'],
+        '--bs=%s' % params['bs'],
+        '--ioengine=%s' % params['ioengine'],
+        '--iodepth=%d' % params['iodepth'],
+        '--numjobs=%d' % params['numjobs'],
+        '--direct=%d' % (1 if params['direct'] else 0),
+        '--fadvise_hint=%s' % params['fadvise_hint'],
+        '--group_reporting=1',
+        '--percentile_list=%s' % ':'.join(_fmt_pct(p) for p in params['percentiles']),
+        '--lat_percentiles=1',
+    ]
+    if params['io_size']:
+        argv.append('--io_size=%s' % params['io_size'])
+    if params['runtime']:
+        argv.append('--runtime=%d' % params['runtime'])
+    if params['time_based']:
+        argv.append('--time_based=1')
+    if params['ramp_time']:
+        argv.append('--ramp_time=%d' % params['ramp_time'])
+    for key in sorted(params['extra']):
+        value = params['extra'][key]
+        if value is None or value is True:
+            argv.append('--%s' % key)
+        elif value is False:
+            argv.append('--%s=0' % key)
+        else:
+            argv.append('--%s=%s' % (key, value))
+    return argv
+
+
+def mount_point_of(path):
+    """The mount point of the filesystem holding ``path`` (walks up until os.path.ismount)."""
+    path = os.path.realpath(path)
+    while not os.path.ismount(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return path
+
+
+def _fmt_pct(value):
+    text = ('%f' % float(value)).rstrip('0').rstrip('.')
+    return text
+
+
+def check_extra(extra):
+    for key in extra:
+        if key.lower().lstrip('-') in REFUSED_KEYS:
+            raise FioReportError('extra option %r is not allowed (the module controls it)' % key)
+
+
+def job_file_plan(text, size_bytes, directory, name):
+    """Validate a job file and return (wrapped job text, estimated bytes of test files)."""
+    sections = fio_report.count_job_file_sections(text)
+    jobs = [(s, opts) for s, opts in sections if s.lower() != 'global']
+    if not jobs:
+        raise FioReportError('job file has no job section')
+    glob_opts = {}
+    for section, opts in sections:
+        for key in opts:
+            if key in REFUSED_KEYS - {'rw', 'readwrite'}:
+                raise FioReportError('job file sets %r in [%s]: not allowed (the module places and '
+                                     'protects the test files)' % (key, section))
+        for key in ('rw', 'readwrite'):
+            if key in opts and opts[key] not in ALLOWED_RW:
+                raise FioReportError('job file [%s] uses %s=%s: only read and randread are supported'
+                                     % (section, key, opts[key]))
+        if section.lower() == 'global':
+            glob_opts.update(opts)
+    total = 0
+    for section, opts in jobs:
+        merged = dict(glob_opts)
+        merged.update(opts)
+        rw = merged.get('rw', merged.get('readwrite', 'read'))
+        if rw not in ALLOWED_RW:
+            raise FioReportError('job [%s] uses rw=%s: only read and randread are supported' % (section, rw))
+        fsize = fio_report.parse_size(merged['size']) if 'size' in merged else size_bytes
+        numjobs = int(merged.get('numjobs', '1') or 1)
+        total += fsize * numjobs  # nrfiles split size, they do not multiply it
+    header = '[global]\ndirectory=%s\nsize=%d\nfilename_format=%s%s.$jobname.$jobnum.$filenum.dat\n\n' % (
+        directory, size_bytes, FILE_PREFIX, name)
+    return header + text, total
+
+
+def run_module():
+    module = AnsibleModule(
+        argument_spec=dict(
+            directory=dict(type='path', required=True),
+            expected_mount=dict(type='path'),
+            name=dict(type='str', default='iotune'),
+            rw=dict(type='str', default='randread', choices=sorted(ALLOWED_RW)),
+            bs=dict(type='str', default='4k'),
+            ioengine=dict(type='str', default='psync',
+                          choices=['mmap', 'psync', 'pvsync', 'pvsync2', 'sync', 'libaio', 'io_uring', 'posixaio']),
+            iodepth=dict(type='int', default=1),
+            numjobs=dict(type='int', default=1),
+            direct=dict(type='bool', default=False),
+            fadvise_hint=dict(type='str', default='0', choices=['0', '1', 'random', 'sequential', 'normal']),
+            size=dict(type='str', default='256m'),
+            io_size=dict(type='str'),
+            runtime=dict(type='int'),
+            time_based=dict(type='bool', default=False),
+            ramp_time=dict(type='int'),
+            percentiles=dict(type='list', elements='float', default=[50, 95, 99, 99.9]),
+            extra=dict(type='dict', default={}),
+            job_file=dict(type='path'),
+            free_space_margin=dict(type='str', default='64m'),
+            drop_caches=dict(type='bool', default=True),
+            keep_file=dict(type='bool', default=False),
+            repeat=dict(type='int', default=1),
+            noise_max=dict(type='float', default=0.2),
+            thresholds=dict(type='dict', default={}),
+            read_ahead_kb=dict(type='int'),
+            restore_read_ahead=dict(type='bool', default=True),
+            run_job=dict(type='bool', default=True),
+        ),
+        supports_check_mode=True,
+    )
+    run_fio(module, Measurer(module))
+
+
+def _fail(module, msg, **kw):
+    module.fail_json(msg=msg, **kw)
+
+
+def run_fio(module, host):
+    p = module.params
+    result = dict(changed=False)
+    directory = os.path.realpath(p['directory'])
+    if not p['name'] or '/' in p['name'] or p['name'].startswith('.'):
+        _fail(module, 'name %r must be a plain job name (no "/")' % p['name'])
+    if p['repeat'] < 1:
+        _fail(module, 'repeat must be >= 1')
+    if p['time_based'] and not p['runtime']:
+        _fail(module, 'time_based requires runtime')
+    if p['read_ahead_kb'] is not None and p['read_ahead_kb'] < 0:
+        _fail(module, 'read_ahead_kb must be >= 0')
+    if not p['run_job'] and p['read_ahead_kb'] is None:
+        _fail(module, 'run_job=false only makes sense with read_ahead_kb')
+    try:
+        check_extra(p['extra'])
+        size_bytes = fio_report.parse_size(p['size'])
+        margin = fio_report.parse_size(p['free_space_margin'])
+        if p['io_size']:
+            fio_report.parse_size(p['io_size'])
+        fio_report.check_thresholds({}, p['thresholds'])  # validates names and limits
+    except FioReportError as exc:
+        _fail(module, str(exc))
+    if not size_bytes:
+        _fail(module, 'size must be > 0')
+
+    # ---- where are we? --------------------------------------------------------------------------
+    if not os.path.isdir(directory):
+        if module.check_mode:
+            result['msg'] = 'directory %s does not exist (yet); nothing would be measured now' % directory
+            result['skipped_reason'] = result['msg']
+            module.exit_json(**result)
+        _fail(module, 'directory %s does not exist or is not a directory' % directory)
+    mountpoint = mount_point_of(directory)
+    result['mountpoint'] = mountpoint
+    if p['expected_mount'] and os.path.realpath(p['expected_mount']) != mountpoint:
+        _fail(module, '%s is on the filesystem mounted at %s, not on expected_mount %s: refusing to measure'
+              % (directory, mountpoint, p['expected_mount']), mountpoint=mountpoint)
+    try:
+        device = device_for_path(directory, proc_root=host.proc_root, sys_root=host.sys_root)
+    except SysfsBlockError as exc:
+        _fail(module, 'refusing to measure %s: %s' % (directory, exc))
+    result['device'] = device
+    members = host.members(device)
+
+    # ---- readahead only -----------------------------------------------------------------------
+    ra_dev = None
+    if p['read_ahead_kb'] is not None:
+        try:
+            ra_dev = host.readahead_device(device)
+            previous = host.get_ra(ra_dev)
+        except (SysfsBlockError, OSError, ValueError) as exc:
+            _fail(module, 'cannot read readahead of %s: %s' % (device, exc))
+        result['read_ahead'] = dict(device=ra_dev, previous=previous, used=None, restored=False)
+        if not p['run_job']:
+            changed = previous != p['read_ahead_kb']
+            if changed and not module.check_mode:
+                try:
+                    used = host.set_ra(ra_dev, p['read_ahead_kb'])
+                except (OSError, ValueError) as exc:
+                    _fail(module, 'cannot set %s read_ahead_kb=%d: %s' % (ra_dev, p['read_ahead_kb'], exc))
+            else:
+                used = p['read_ahead_kb'] if module.check_mode else previous
+            result['read_ahead']['used'] = used
+            result['changed'] = changed
+            module.exit_json(**result)
+
+    # ---- plan the commands --------------------------------------------------------------------
+    fio_bin = module.get_bin_path('fio', required=not module.check_mode) or 'fio'
+    job_path = None
+    if p['job_file']:
+        try:
+            with open(p['job_file']) as f:
+                text = f.read()
+            wrapped, needed = job_file_plan(text, size_bytes, directory, p['name'])
+        except (IOError, OSError) as exc:
+            _fail(module, 'cannot read job_file %s: %s' % (p['job_file'], exc))
+        except (FioReportError, ValueError) as exc:
+            _fail(module, 'job_file %s: %s' % (p['job_file'], exc))
+        base = [fio_bin]
+        test_glob = os.path.join(directory, '%s%s.*.dat' % (FILE_PREFIX, p['name']))
+        existing = dict((f, os.path.getsize(f)) for f in glob.glob(test_glob))
+    else:
+        test_file = os.path.join(directory, '%s%s.dat' % (FILE_PREFIX, p['name']))
+        base = job_argv(p, fio_bin, test_file)
+        needed = size_bytes
+        test_glob = None
+        existing = {test_file: os.path.getsize(test_file)} if os.path.exists(test_file) else {}
+    layout_cmd = base + ['--create_only=1', '--output-format=json']
+    cmd = base + ['--readonly', '--output-format=json']
+    result['layout_cmd'] = layout_cmd
+    result['cmd'] = cmd
+
+    # ---- free space -------------------------------------------------------------------------------
+    st = os.statvfs(directory)
+    free = st.f_bavail * st.f_frsize
+    missing = max(0, needed - sum(existing.values()))
+    result['free_bytes'] = free
+    if missing + margin > free:
+        _fail(module, 'not enough free space in %s: test file(s) need %s more, margin %s, free %s'
+              % (directory, fio_report.fmt_bytes(missing), fio_report.fmt_bytes(margin),
+                 fio_report.fmt_bytes(free)), **result)
+
+    if module.check_mode:
+        result['msg'] = 'check mode: would lay out %s and run %d measured run(s) on %s' % (
+            fio_report.fmt_bytes(needed), p['repeat'], device)
+        module.exit_json(**result)
+
+    # ---- run --------------------------------------------------------------------------------------
+    tmp_job = None
+    created = []
+    runs = []
+    try:
+        if p['job_file']:
+            tmp_job = os.path.join(module.tmpdir, 'job.fio')
+            with open(tmp_job, 'w') as f:
+                f.write(wrapped)
+            layout_cmd.append(tmp_job)
+            cmd.append(tmp_job)
+        host.run(layout_cmd, 'layout')
+        if test_glob:
+            created = [f for f in glob.glob(test_glob) if f not in existing]
+        elif not existing:
+            created = [test_file]
+        if ra_dev is not None:
+            try:
+                result['read_ahead']['used'] = host.set_ra(ra_dev, p['read_ahead_kb'])
+            except (OSError, ValueError) as exc:
+                _fail(module, 'cannot set %s read_ahead_kb=%d: %s' % (ra_dev, p['read_ahead_kb'], exc))
+        for _i in range(p['repeat']):
+            if p['drop_caches'] and (p['job_file'] or not p['direct']):
+                host.drop_caches()
+            before, members_before = host.snapshot(device, members)
+            out = host.run(cmd, 'measured run')
+            after, members_after = host.snapshot(device, members)
+            data = fio_report.load_fio_json(out)
+            runs.append(fio_report.build_run_result(data, device, before, after, members_before, members_after))
+    except (FioReportError, SysfsBlockError, OSError) as exc:
+        result['runs'] = runs
+        _fail(module, 'measurement failed: %s' % exc, **result)
+    finally:
+        if ra_dev is not None and p['restore_read_ahead']:
+            try:
+                host.set_ra(ra_dev, result['read_ahead']['previous'])
+                result['read_ahead']['restored'] = True
+            except (OSError, ValueError):
+                result['read_ahead']['restored'] = False
+        if not p['keep_file']:
+            for path in set(list(existing) + created):
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+
+    agg = fio_report.aggregate_runs(runs, p['noise_max'])
+    passed, checks = fio_report.check_thresholds(agg, p['thresholds'])
+    result.update(agg)
+    result['runs'] = runs
+    result['fio_version'] = runs[-1].get('fio_version')
+    result['fio_disk_util_read_bytes'] = runs[-1].get('fio_disk_util_read_bytes')
+    result['thresholds'] = checks
+    result['thresholds_passed'] = passed
+    result['summary'] = fio_report.summary_line(p['name'], agg, checks)
+    if ra_dev is not None and p['restore_read_ahead'] and not result['read_ahead']['restored']:
+        _fail(module, 'could not restore %s read_ahead_kb to %s' % (ra_dev, result['read_ahead']['previous']),
+              **result)
+    module.exit_json(**result)
+
+
+def main():
+    run_module()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,98 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+from ansible_collections.iotune.storage.plugins.module_utils import sysfs_block
+from ansible_collections.iotune.storage.plugins.modules import readahead_facts
+
+_FAKE = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'sysfs', 'fake_host.py')
+_spec = importlib.util.spec_from_file_location('iotune_fake_host_mod', _FAKE)
+fake_host = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fake_host)
+
+
+@pytest.fixture
+def host(tmp_path, monkeypatch):
+    """Point the module at a fake host (roots are internals, not module options)."""
+    fake = fake_host.build_standard_host(tmp_path)
+    monkeypatch.setattr(readahead_facts, 'collect_block_devices',
+                        functools.partial(sysfs_block.collect_block_devices, page_size=4096,
+                                          **fake.roots))
+    return fake
+
+
+def run_module(capsys, args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as exc:
+            readahead_facts.main()
+    out = json.loads(capsys.readouterr().out)
+    return exc.value.code, out
+
+
+def test_default_run(host, capsys):
+    code, out = run_module(capsys, {})
+    assert code == 0 and out['changed'] is False
+    facts = out['ansible_facts']['iotune_readahead']
+    assert sorted(facts) == ['dm-0', 'md0', 'md127', 'nvme1n1', 'nvme2n1', 'rbd0', 'sda', 'sda1',
+                             'sda2', 'sdb', 'sdc', 'sr0']
+    assert facts['md0']['read_ahead_kb'] == 16 and facts['md0']['read_ahead_sectors'] == 32
+    assert facts['md0']['md']['uuid'] == 'a0021927:0e4f10bf:2c47dc72:ca0b352e'
+    assert facts['sda2']['readahead_shared_with'] == 'sda'
+    assert facts['nvme2n1']['cloud']['ebs_volume_id'] == 'vol-0123456789abcdef2'
+    assert 'warnings' not in out
+
+
+def test_check_mode_and_options(host, capsys):
+    code, out = run_module(capsys, {'_ansible_check_mode': True, 'include_loop': True,
+                                    'include_ram': True, 'devices': ['loop*', 'z*']})
+    assert code == 0 and out['changed'] is False
+    assert sorted(out['ansible_facts']['iotune_readahead']) == ['loop0', 'loop0p1', 'zram0']
+
+
+def test_warning_for_empty_glob(host, capsys):
+    code, out = run_module(capsys, {'devices': ['xvd*', 'sdb']})
+    assert code == 0
+    assert sorted(out['ansible_facts']['iotune_readahead']) == ['sdb']
+    # ansible-core 2.19 serialises warnings as WarningSummary objects, older cores as strings
+    texts = [w if isinstance(w, str) else w['event']['msg'] for w in out['warnings']]
+    assert texts == ["devices: pattern 'xvd*' matched no block device"]
+
+
+@pytest.mark.parametrize('devices, message', [
+    (['nvme9n1'], "no block device named 'nvme9n1'"),
+    (['nvme[0-9n1'], 'bad glob'),
+    (['/dev/disk/by-id/foo'], 'not a kernel device name'),
+])
+def test_failures(host, capsys, devices, message):
+    code, out = run_module(capsys, {'devices': devices})
+    assert code == 1 and out['failed'] is True
+    assert message in out['msg']
+
+
+def test_unknown_option_rejected(host, capsys):
+    code, out = run_module(capsys, {'sys_root': '/tmp'})
+    assert code == 1 and 'sys_root' in out['msg']
+
+
+def test_real_host_through_module(capsys):
+    """The module with its real roots on this machine: same values as /sys/block/*/queue."""
+    names = sorted(os.listdir('/sys/block')) if os.path.isdir('/sys/block') else []
+    if not names:
+        pytest.fail('/sys/block is empty or missing on this machine: nothing to compare against')
+    code, out = run_module(capsys, {'devices': names})
+    assert code == 0
+    facts = out['ansible_facts']['iotune_readahead']
+    for name in names:
+        with open(os.path.join('/sys/block', name, 'queue', 'read_ahead_kb')) as f:
+            assert facts[name]['read_ahead_kb'] == int(f.read())

@@ -1,0 +1,571 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""State logic of the udev_block_tuning module.
+
+Pure functions over a sysfs tree, the udev database and the tuned configuration, so that unit
+tests can run them against fake trees. Nothing here writes to the host.
+"""
+
+from __future__ import annotations
+
+import configparser
+import fnmatch
+import os
+import re
+
+from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
+    BlockInventory,
+    parse_scheduler,
+    parse_udev_db,
+    read_text,
+)
+
+SELECTOR_KEYS = ('device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel')
+SETTING_KEYS = ('scheduler', 'scheduler_by_class', 'read_ahead_kb', 'read_ahead_sectors',
+                'nr_requests', 'max_sectors_kb', 'rotational')
+DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
+
+# sysfs read_ahead_kb is parsed as an unsigned int; anything above 1 GiB is treated as a units
+# mistake (e.g. a sector count written as KiB) rather than a wish.
+READ_AHEAD_MAX_KB = 1048576
+
+LEGACY_SCHEDULERS = {
+    'noop': 'none',
+    'cfq': 'bfq or mq-deadline',
+    'anticipatory': 'mq-deadline',
+}
+SCHEDULER_ALIASES = {'deadline': 'mq-deadline'}
+
+# queue attribute written by each setting, in the order the rules apply them (scheduler first:
+# switching the scheduler resets nr_requests).
+ATTR_ORDER = (
+    ('scheduler', 'queue/scheduler'),
+    ('nr_requests', 'queue/nr_requests'),
+    ('max_sectors_kb', 'queue/max_sectors_kb'),
+    ('rotational', 'queue/rotational'),
+    ('read_ahead_kb', 'queue/read_ahead_kb'),
+)
+
+RULES_HEADER = """\
+# {name}
+# Managed by Ansible (iotune.storage.block_tuning). Local edits are overwritten.
+#
+# Sorted after 60-persistent-storage.rules (ID_SERIAL_SHORT, ID_WWN) and 63-md-raid-arrays.rules
+# (MD_UUID, MD_NAME). Every rule runs on add and on change, so values are re-applied whenever md
+# recomputes its readahead (the array sends a change event when it starts running).
+ACTION!="add|change", GOTO="iotune_storage_end"
+SUBSYSTEM!="block", GOTO="iotune_storage_end"
+# md: skip events of arrays that are not running yet (their queue limits are not final).
+KERNEL=="md*", TEST!="md/array_state", GOTO="iotune_storage_end"
+KERNEL=="md*", ATTR{{md/array_state}}=="clear*|inactive", GOTO="iotune_storage_end"
+"""
+RULES_FOOTER = 'LABEL="iotune_storage_end"\n'
+
+
+class TuningError(Exception):
+    """A configuration or device error; the message names the device and the reason."""
+
+
+# --------------------------------------------------------------------------------------------
+# reading the host
+
+
+def device_class(dev):
+    """nvme / virtual / ssd / hdd for a device with a scheduler (see docs/block_tuning.md)."""
+    name = dev['name']
+    driver = dev.get('driver') or ''
+    vendor = (dev.get('vendor') or '').strip()
+    if name.startswith('nvme') or driver == 'nvme':
+        return 'nvme'
+    if (name.startswith(('vd', 'xvd', 'rbd')) or driver in ('virtio_blk', 'xen-blkfront', 'vbd', 'rbd')
+            or vendor in ('QEMU', 'Msft', 'VMware', 'Xen', 'Google')):
+        return 'virtual'
+    if dev.get('rotational') == '1':
+        return 'hdd'
+    return 'ssd'
+
+
+def collect_devices(sys_root='/sys', dev_root='/dev', udev_root='/run/udev'):
+    """Whole-disk block devices keyed by kernel name, with what selection and rendering need.
+
+    Discovery and most facts come from sysfs_block.BlockInventory (the readahead_facts module's
+    reader); the udev properties that decide how a rule matches (ID_SERIAL_SHORT, ID_WWN) and the
+    driver are read here.
+    """
+    inv = BlockInventory(sys_root=sys_root, dev_root=dev_root, udev_root=udev_root)
+    devices = {}
+    for name in inv.order:
+        if inv.parents.get(name):
+            continue
+        info = inv.device(name)
+        sysdir = inv.sysdirs[name]
+        props = parse_udev_db(read_text(os.path.join(udev_root, 'data', 'b' + (info['maj_min'] or ''))))
+        driver_link = os.path.join(sysdir, 'device', 'driver')
+        md = info.get('md') or {}
+        qdir = os.path.join(sysdir, 'queue')
+        sysfs_serial = read_text(os.path.join(sysdir, 'serial')) or read_text(os.path.join(sysdir, 'device', 'serial'))
+        rot = info.get('rotational')
+        dev = {
+            'name': name,
+            'majmin': info['maj_min'],
+            'is_md': info['type'] == 'md',
+            'array_state': md.get('array_state'),
+            'md_uuid': md.get('uuid'),
+            'md_name': md.get('name'),
+            'id_serial_short': props.get('ID_SERIAL_SHORT'),
+            'id_wwn': props.get('ID_WWN'),
+            'serial': sysfs_serial.strip() if sysfs_serial else None,
+            'driver': os.path.basename(os.path.realpath(driver_link)) if os.path.islink(driver_link) else None,
+            'vendor': info.get('vendor'),
+            'scheduler': info.get('scheduler'),
+            'scheduler_file': os.path.exists(os.path.join(qdir, 'scheduler')),
+            'schedulers_available': info.get('schedulers_available') or [],
+            'max_hw_sectors_kb': read_text(os.path.join(qdir, 'max_hw_sectors_kb')),
+            'rotational': None if rot is None else ('1' if rot else '0'),
+        }
+        dev['class'] = device_class(dev) if dev['schedulers_available'] and not dev['is_md'] else None
+        devices[name] = dev
+    return devices
+
+
+def read_live(sys_root, name):
+    """Current values of the tunable queue attributes of one device (strings, None if absent)."""
+    queue = os.path.join(sys_root, 'block', name, 'queue')
+    active, dummy = parse_scheduler(read_text(os.path.join(queue, 'scheduler')))
+    live = {'scheduler': active}
+    for key, attr in ATTR_ORDER:
+        if key != 'scheduler':
+            live[key] = read_text(os.path.join(sys_root, 'block', name, attr))
+    return live
+
+
+# --------------------------------------------------------------------------------------------
+# normalising the user's entries
+
+
+def normalize_md_uuid(value):
+    hexdigits = re.sub(r'[^0-9a-fA-F]', '', value or '')
+    if len(hexdigits) != 32 or re.search(r'[^0-9a-fA-F:\-.]', value):
+        raise TuningError("md_uuid %r is not an md array UUID (32 hex digits, e.g. "
+                          "a0021927:0e4f10bf:2c47dc72:ca0b352e)" % value)
+    hexdigits = hexdigits.lower()
+    return ':'.join(hexdigits[i:i + 8] for i in range(0, 32, 8))
+
+
+def normalize_ebs_volume_id(value):
+    m = re.match(r'^vol-?([0-9a-f]{8}|[0-9a-f]{17})$', (value or '').strip())
+    if not m:
+        raise TuningError("ebs_volume_id %r is not an EBS volume id (vol-0123456789abcdef0)" % value)
+    # the NVMe serial of an EBS volume is the volume id without the dash
+    return 'vol' + m.group(1)
+
+
+def selector_of(entry):
+    keys = [k for k in SELECTOR_KEYS if entry.get(k) not in (None, '')]
+    if len(keys) != 1:
+        raise TuningError("each block_tuning_devices entry needs exactly one selector out of %s, "
+                          "got %s in %r" % (', '.join(SELECTOR_KEYS), keys or 'none', _short(entry)))
+    return keys[0], entry[keys[0]]
+
+
+def describe(entry):
+    key, value = selector_of(entry)
+    return '%s=%s' % (key, value)
+
+
+def _short(entry):
+    return dict((k, v) for k, v in entry.items() if v is not None)
+
+
+def normalize_scheduler(name, where):
+    name = (name or '').strip()
+    if name in LEGACY_SCHEDULERS:
+        raise TuningError("%s: scheduler %r is a legacy single-queue scheduler that blk-mq kernels "
+                          "reject (EINVAL); use %r instead" % (where, name, LEGACY_SCHEDULERS[name]))
+    return SCHEDULER_ALIASES.get(name, name)
+
+
+def normalize_entry(entry, page_kb=4):
+    """Validate one entry (independent of the host) and return (settings, warnings).
+
+    settings: scheduler (str or None), scheduler_by_class (dict or None), read_ahead_kb (int or
+    None), nr_requests, max_sectors_kb (int or None), rotational ('0'/'1' or None).
+    """
+    where = describe(entry)
+    warnings = []
+    settings = {}
+    if entry.get('scheduler') and entry.get('scheduler_by_class'):
+        raise TuningError("%s: set either scheduler or scheduler_by_class, not both" % where)
+    if entry.get('scheduler'):
+        settings['scheduler'] = normalize_scheduler(entry['scheduler'], where)
+    if entry.get('scheduler_by_class'):
+        by_class = {}
+        for cls, sched in entry['scheduler_by_class'].items():
+            if cls not in DEVICE_CLASSES:
+                raise TuningError("%s: scheduler_by_class key %r is not a device class (%s)"
+                                  % (where, cls, ', '.join(DEVICE_CLASSES)))
+            if sched:
+                by_class[cls] = normalize_scheduler(sched, '%s (%s)' % (where, cls))
+        settings['scheduler_by_class'] = by_class
+    kb, sectors = entry.get('read_ahead_kb'), entry.get('read_ahead_sectors')
+    if kb is not None and sectors is not None:
+        raise TuningError("%s: set read_ahead_kb (KiB) or read_ahead_sectors (512-byte sectors), "
+                          "not both" % where)
+    if sectors is not None:
+        sectors = int(sectors)
+        if sectors < 0:
+            raise TuningError("%s: read_ahead_sectors %d is negative" % (where, sectors))
+        if sectors % 2:
+            raise TuningError("%s: read_ahead_sectors %d is odd; sysfs read_ahead_kb takes whole KiB "
+                              "(2 sectors = 1 KiB), use %d or %d" % (where, sectors, sectors - 1, sectors + 1))
+        kb = sectors // 2
+    if kb is not None:
+        kb = int(kb)
+        if kb < 0 or kb > READ_AHEAD_MAX_KB:
+            raise TuningError("%s: readahead %d KiB is out of range 0..%d KiB (check the unit: "
+                              "read_ahead_kb is KiB, read_ahead_sectors is 512-byte sectors)"
+                              % (where, kb, READ_AHEAD_MAX_KB))
+        if kb % page_kb:
+            warnings.append("%s: readahead %d KiB is not a multiple of the %d KiB page; the kernel "
+                            "rounds it down to %d KiB" % (where, kb, page_kb, kb - kb % page_kb))
+        settings['read_ahead_kb'] = kb
+    for key in ('nr_requests', 'max_sectors_kb'):
+        if entry.get(key) is not None:
+            value = int(entry[key])
+            if value < 1:
+                raise TuningError("%s: %s must be a positive integer, got %d" % (where, key, value))
+            settings[key] = value
+    if entry.get('rotational') is not None:
+        settings['rotational'] = '1' if entry['rotational'] else '0'
+    if not settings:
+        raise TuningError("%s: no setting given (one of %s)" % (where, ', '.join(SETTING_KEYS)))
+    return settings, warnings
+
+
+# --------------------------------------------------------------------------------------------
+# resolving selectors
+
+
+def md_name_matches(md_name_prop, wanted):
+    """MD_NAME is 'homehost:name' for v1 metadata created with a homehost, or 'name'."""
+    if not md_name_prop:
+        return False
+    return md_name_prop == wanted or md_name_prop.split(':', 1)[-1] == wanted
+
+
+def resolve(entry, devices):
+    """Return the devices (dicts from read_device) an entry selects."""
+    key, value = selector_of(entry)
+    if key == 'device':
+        real = os.path.realpath(value)
+        name = os.path.basename(real)
+        return [d for d in devices.values() if d['name'] == name]
+    if key == 'md_name':
+        return [d for d in devices.values() if d['is_md'] and md_name_matches(d['md_name'], value)]
+    if key == 'md_uuid':
+        uuid = normalize_md_uuid(value)
+        return [d for d in devices.values() if d['is_md'] and (d['md_uuid'] or '').lower() == uuid]
+    if key == 'ebs_volume_id':
+        serial = normalize_ebs_volume_id(value)
+        return [d for d in devices.values() if serial in (d['id_serial_short'], d['serial'])]
+    if key == 'serial':
+        return [d for d in devices.values() if value in (d['id_serial_short'], d['serial'])]
+    if key == 'kernel':
+        return [d for d in devices.values() if fnmatch.fnmatchcase(d['name'], value)]
+    raise TuningError('unknown selector %s' % key)  # pragma: no cover
+
+
+def partition_parent(sys_root, path):
+    """If path resolves to a partition, return (partition, parent) kernel names."""
+    name = os.path.basename(os.path.realpath(path))
+    cls = os.path.join(sys_root, 'class', 'block', name)
+    if os.path.exists(os.path.join(cls, 'partition')):
+        parent = os.path.basename(os.path.dirname(os.path.realpath(cls)))
+        return name, parent
+    return None
+
+
+def match_keys(entry, dev):
+    """udev match expressions (list of strings) for an entry; dev is a resolved device or None.
+
+    Stable properties only: kernel names (sdX, nvmeXnY, md127) are never used except for an
+    explicit kernel glob.
+    """
+    key, value = selector_of(entry)
+    if key == 'kernel':
+        return [['KERNEL=="%s"' % value]]
+    if key == 'md_uuid':
+        return [['KERNEL=="md*"', 'ENV{MD_UUID}=="%s"' % normalize_md_uuid(value)]]
+    if key == 'md_name':
+        name = value.split(':', 1)[-1]
+        return [['KERNEL=="md*"', 'ENV{MD_NAME}=="%s|*:%s"' % (name, name)]]
+    if key == 'ebs_volume_id':
+        return [['KERNEL=="nvme*"', 'ENV{ID_SERIAL_SHORT}=="%s"' % normalize_ebs_volume_id(value)]]
+    if key == 'serial':
+        # ID_SERIAL_SHORT comes from 60-persistent-storage (NVMe, SCSI/SATA); virtio-blk only has
+        # the sysfs attribute. Never ENV{ID_SERIAL}: its NVMe format changed across systemd versions.
+        return [['ENV{ID_SERIAL_SHORT}=="%s"' % value],
+                ['ENV{ID_SERIAL_SHORT}!="?*"', 'ATTRS{serial}=="%s"' % value]]
+    # device path / by-id link: turn it into a stable property of the device it points to now
+    if dev is None:
+        return None
+    if dev['is_md']:
+        if dev['md_uuid']:
+            return [['KERNEL=="md*"', 'ENV{MD_UUID}=="%s"' % dev['md_uuid']]]
+        raise TuningError("%s: md array %s has no MD_UUID in the udev database (is it running?)"
+                          % (describe(entry), dev['name']))
+    if dev['id_serial_short']:
+        return [['ENV{ID_SERIAL_SHORT}=="%s"' % dev['id_serial_short']]]
+    if dev['serial']:
+        return [['ATTRS{serial}=="%s"' % dev['serial']]]
+    if dev['id_wwn']:
+        return [['ENV{ID_WWN}=="%s"' % dev['id_wwn']]]
+    raise TuningError("%s: device %s has no stable identifier (no serial, no WWN); use a kernel "
+                      "glob selector instead" % (describe(entry), dev['name']))
+
+
+# --------------------------------------------------------------------------------------------
+# planning
+
+
+def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False):
+    """Validate entries against the devices and build the rule lines and the expected values.
+
+    Returns a dict: rules (list of (comment, [lines])), expected {devname: {attr: value}},
+    selected {devname: [selector descriptions]}, warnings, unmatched (selectors matching nothing).
+    Raises TuningError with a clear message on the first problem.
+    """
+    rules = []
+    expected = {}
+    selected = {}
+    warnings = []
+    unmatched = []
+    for entry in entries:
+        where = describe(entry)
+        settings, warns = normalize_entry(entry, page_kb)
+        warnings.extend(warns)
+        key, value = selector_of(entry)
+        if key == 'device':
+            part = partition_parent(sys_root, value)
+            if part:
+                raise TuningError("%s: %s is a partition; scheduler and readahead belong to the whole "
+                                  "disk %s (partitions have no queue/)" % (where, part[0], part[1]))
+        if key in ('md_name', 'md_uuid') and settings.get('scheduler'):
+            raise TuningError("%s: md arrays have no I/O scheduler (bio-based device); set the "
+                              "scheduler on the member disks" % where)
+        matched = resolve(entry, devices)
+        if not matched:
+            if not allow_unmatched:
+                raise TuningError("%s: selector matches no block device on this host" % where)
+            unmatched.append(where)
+        # per-device validation and expected values
+        classes = set()
+        for dev in matched:
+            exp = dict((k, v) for k, v in settings.items() if k != 'scheduler_by_class')
+            sched = settings.get('scheduler')
+            if settings.get('scheduler_by_class') is not None:
+                if dev['class'] is None:
+                    sched = None  # md/dm: no scheduler; by-class only applies where one exists
+                else:
+                    sched = settings['scheduler_by_class'].get(dev['class'])
+                    classes.add(dev['class'])
+            if sched:
+                if not dev['scheduler_file'] or not dev['schedulers_available']:
+                    raise TuningError("%s: device %s has no configurable I/O scheduler (md, dm and other "
+                                      "bio-based devices have none; set the scheduler on the member "
+                                      "disks)" % (where, dev['name']))
+                if sched not in dev['schedulers_available']:
+                    raise TuningError("%s: scheduler %r is not offered by device %s (available: %s)"
+                                      % (where, sched, dev['name'], ' '.join(dev['schedulers_available'])))
+                exp['scheduler'] = sched
+            else:
+                exp.pop('scheduler', None)
+            if 'nr_requests' in exp and not dev['scheduler_file']:
+                raise TuningError("%s: device %s has no nr_requests (not a blk-mq device)"
+                                  % (where, dev['name']))
+            if 'max_sectors_kb' in exp and dev['max_hw_sectors_kb'] is not None \
+                    and exp['max_sectors_kb'] > int(dev['max_hw_sectors_kb']):
+                raise TuningError("%s: max_sectors_kb %d exceeds the hardware limit of device %s "
+                                  "(max_hw_sectors_kb %s)" % (where, exp['max_sectors_kb'], dev['name'],
+                                                              dev['max_hw_sectors_kb']))
+            if 'read_ahead_kb' in exp:
+                exp['read_ahead_kb'] = exp['read_ahead_kb'] - exp['read_ahead_kb'] % page_kb
+            previous = expected.get(dev['name'], {})
+            for attr, val in exp.items():
+                if attr in previous and previous[attr] != val:
+                    raise TuningError("device %s is selected by %s and %s with different %s (%s vs %s)"
+                                      % (dev['name'], ', '.join(selected[dev['name']]), where, attr,
+                                         previous[attr], val))
+            previous.update(exp)
+            expected[dev['name']] = previous
+            selected.setdefault(dev['name'], []).append(where)
+        # rule lines
+        if settings.get('scheduler_by_class') is not None and key in ('kernel', 'serial', 'ebs_volume_id') \
+                and len(classes) > 1:
+            raise TuningError("%s: matches devices of different classes (%s); split the selector"
+                              % (where, ', '.join(sorted(classes))))
+        dev0 = matched[0] if matched else None
+        keysets = match_keys(entry, dev0)
+        if keysets is None:
+            warnings.append("%s: device does not exist yet; its rule cannot be rendered until it does"
+                            % where)
+            continue
+        rule_settings = dict(settings)
+        if settings.get('scheduler_by_class') is not None:
+            rule_settings.pop('scheduler_by_class')
+            if classes:
+                cls = classes.pop()
+                if settings['scheduler_by_class'].get(cls):
+                    rule_settings['scheduler'] = settings['scheduler_by_class'][cls]
+            elif not matched:
+                warnings.append("%s: device class unknown until the device exists; scheduler not "
+                                "rendered" % where)
+        if key in ('md_name', 'md_uuid') or (dev0 is not None and dev0['is_md']):
+            rule_settings.pop('scheduler', None)
+        lines = render_entry_lines(keysets, rule_settings)
+        rules.append(('%s' % where, lines))
+    return {'rules': rules, 'expected': expected, 'selected': selected, 'warnings': warnings,
+            'unmatched': unmatched}
+
+
+def render_entry_lines(keysets, settings):
+    lines = []
+    for keys in keysets:
+        for key, attr in ATTR_ORDER:
+            if key not in settings or settings[key] is None:
+                continue
+            value = settings[key]
+            parts = ['ACTION=="add|change"', 'SUBSYSTEM=="block"', 'ENV{DEVTYPE}=="disk"'] + keys
+            parts.append('TEST=="%s"' % attr)
+            parts.append('ATTR{%s}="%s"' % (attr, value))
+            lines.append(', '.join(parts))
+    return lines
+
+
+def render_rules(rules, filename):
+    out = [RULES_HEADER.format(name=filename)]
+    for comment, lines in rules:
+        out.append('\n# %s\n' % comment)
+        for line in lines:
+            out.append(line + '\n')
+    out.append('\n' + RULES_FOOTER)
+    return ''.join(out)
+
+
+def compare(expected, live):
+    """Return {attr: (expected, live)} for the attributes that differ."""
+    diff = {}
+    for attr, want in expected.items():
+        have = live.get(attr)
+        if have is None or str(have) != str(want):
+            diff[attr] = (str(want), have)
+    return diff
+
+
+# --------------------------------------------------------------------------------------------
+# tuned and containers
+
+
+def _parse_tuned_ra(value):
+    """Return (kib, raise_only) from a tuned [disk] readahead value ('>4096', '8192 s')."""
+    value = value.strip()
+    raise_only = value.startswith('>')
+    value = value.lstrip('>').strip()
+    m = re.match(r'^(\d+)\s*(s)?$', value)
+    if not m:
+        return None, raise_only
+    kib = int(m.group(1))
+    if m.group(2):
+        kib //= 2
+    return kib, raise_only
+
+
+def tuned_profile_chain(profile, dirs, seen=None):
+    """Return [(name, path, ConfigParser)] for a tuned profile and everything it includes."""
+    seen = seen if seen is not None else set()
+    chain = []
+    for name in re.split(r'[\s,]+', profile.strip()):
+        if not name or name in seen:
+            continue
+        seen.add(name)
+        for d in dirs:
+            path = os.path.join(d, name, 'tuned.conf')
+            if os.path.exists(path):
+                cp = configparser.ConfigParser(interpolation=None, strict=False)
+                try:
+                    cp.read(path)
+                except configparser.Error:
+                    break
+                if cp.has_option('main', 'include'):
+                    chain.extend(tuned_profile_chain(cp.get('main', 'include'), dirs, seen))
+                chain.append((name, path, cp))
+                break
+    return chain
+
+
+def tuned_readahead(profile, dirs):
+    """Effective [disk] readahead of a tuned profile chain: (value text, profile name) or None.
+
+    Later (including) profiles override earlier (included) ones; a disabled or replaced disk unit
+    without readahead clears it.
+    """
+    result = None
+    for name, dummy, cp in tuned_profile_chain(profile, dirs):
+        for section in cp.sections():
+            stype = cp.get(section, 'type', fallback=section)
+            if stype != 'disk':
+                continue
+            enabled = cp.get(section, 'enabled', fallback='true').strip().lower()
+            if enabled in ('false', '0', 'no', 'off'):
+                result = None
+                continue
+            if cp.has_option(section, 'readahead'):
+                result = (cp.get(section, 'readahead').strip(), name)
+            elif cp.get(section, 'replace', fallback='0').strip().lower() in ('1', 'true', 'yes'):
+                result = None
+    return result
+
+
+def tuned_conflicts(tuned_ra, expected):
+    """Devices whose expected readahead tuned would overwrite: list of (dev, ours, tuned_kib)."""
+    if not tuned_ra:
+        return []
+    kib, raise_only = _parse_tuned_ra(tuned_ra[0])
+    if kib is None:
+        return []
+    out = []
+    for dev, exp in sorted(expected.items()):
+        ours = exp.get('read_ahead_kb')
+        if ours is None:
+            continue
+        if (raise_only and kib > ours) or (not raise_only and kib != ours):
+            out.append((dev, ours, kib))
+    return out
+
+
+TUNED_OVERRIDE_TEMPLATE = """\
+# Managed by Ansible (iotune.storage.block_tuning).
+# Same as tuned profile "{parent}", but without its [disk] unit: scheduler and readahead are set
+# by the udev rules in {rules_file}, and tuned's readahead ({readahead}) would overwrite them.
+[main]
+summary={parent} without disk readahead/scheduler (iotune.storage)
+include={parent}
+
+[disk]
+replace=1
+enabled=false
+"""
+
+
+def container_markers(root='/'):
+    """Return the reason text if this looks like a container, else None."""
+    env = read_text(os.path.join(root, 'run/systemd/container'))
+    if env:
+        return 'systemd reports container %r (/run/systemd/container)' % env
+    for marker in ('.dockerenv', 'run/.containerenv'):
+        if os.path.exists(os.path.join(root, marker)):
+            return 'found /%s' % marker
+    return None

@@ -1,0 +1,506 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+---
+module: udev_block_tuning
+short_description: Persist I/O scheduler, readahead and queue settings of block devices in one udev rules file
+version_added: 0.1.0
+description:
+  - Resolves device selectors (device path or C(/dev/disk/by-id) link, md array name or UUID, EBS volume id,
+    serial number, kernel-name glob) against sysfs and the udev database, validates the requested values
+    against what every matched device offers, renders B(one) udev rules file and applies it without a reboot.
+  - Rules match stable properties only (C(ENV{MD_UUID}), C(ENV{MD_NAME}), C(ENV{ID_SERIAL_SHORT}),
+    C(ATTRS{serial}), C(ENV{ID_WWN})); a device path or by-id link is turned into such a property of the
+    device it points to when the rules are rendered. Kernel names are used only for an explicit O(devices[].kernel) glob.
+  - Every rule runs on C(add) and C(change) events of whole disks. md events of arrays that are not running
+    yet are skipped, so the readahead is re-applied when md recomputes it on assembly.
+  - Applies with C(udevadm control --reload) (only when the file changed), C(udevadm trigger --action=change)
+    for the affected devices only and C(udevadm settle), then reads the live sysfs values back and fails,
+    naming device, attribute, expected and live value, where they differ (udev ignores failed writes).
+  - Detects an active tuned profile whose C([disk]) readahead would overwrite the values, and fails
+    (O(tuned=fail)) or installs an override profile without the disk unit (O(tuned=override)).
+  - Refuses to run in a container, where systemd-udevd does not run.
+author:
+  - iotune.storage contributors
+attributes:
+  check_mode:
+    support: full
+    details:
+      - Reports the rules diff and the devices that would be triggered. Selectors that match no device yet
+        (for example an md array that the same play would create) produce a warning instead of an error.
+  diff_mode:
+    support: full
+options:
+  devices:
+    description:
+      - The devices to tune and their settings. Each entry has exactly one selector key and at least one setting.
+      - A device selected by several entries must not get conflicting values.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      device:
+        description:
+          - Path of a whole-disk device or a symlink to it, for example C(/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123_1)
+            or C(/dev/md/data). Resolved to C(MD_UUID), C(ID_SERIAL_SHORT), the sysfs C(serial) or C(ID_WWN) at render time.
+          - A partition is rejected, readahead and scheduler belong to the whole disk.
+        type: str
+      md_name:
+        description:
+          - Name of an md array (C(data) or C(host:data)); the rule matches C(ENV{MD_NAME}) in both forms.
+        type: str
+      md_uuid:
+        description:
+          - UUID of an md array in any of mdadm's or the kernel's forms; the rule matches C(ENV{MD_UUID}) in mdadm's colon form.
+        type: str
+      ebs_volume_id:
+        description:
+          - EBS volume id (C(vol-0123456789abcdef0)); matched on the NVMe serial, which is the id without the dash.
+        type: str
+      serial:
+        description:
+          - Device serial number; matched on C(ENV{ID_SERIAL_SHORT}) (NVMe, SCSI, SATA) or, when the device has none,
+            on C(ATTRS{serial}) (virtio-blk).
+        type: str
+      kernel:
+        description:
+          - Kernel-name glob such as C(rbd*) or C(nvme*n1), matched with C(KERNEL==). Use it for devices without a stable
+            identifier (krbd devices inside a guest).
+        type: str
+      scheduler:
+        description:
+          - I/O scheduler name (C(none), C(mq-deadline), C(kyber), C(bfq)); must be offered by every matched device.
+          - C(deadline) is accepted as the kernel alias of C(mq-deadline); legacy C(noop) and C(cfq) are rejected.
+          - md arrays have no scheduler; set it on their members.
+        type: str
+      scheduler_by_class:
+        description:
+          - Scheduler per device class, resolved per matched device. Classes are C(nvme), C(virtual)
+            (virtio, Xen, krbd, hypervisor-presented SCSI), C(hdd) (rotational) and C(ssd) (everything else).
+          - Devices without a scheduler (md) are skipped silently. Mutually exclusive with O(devices[].scheduler).
+        type: dict
+      read_ahead_kb:
+        description:
+          - Readahead in KiB (C(queue/read_ahead_kb)), 0 to 1048576. The kernel rounds down to whole pages.
+        type: int
+      read_ahead_sectors:
+        description:
+          - Readahead in 512-byte sectors as used by C(blockdev --setra); converted exactly to KiB (must be even).
+          - Mutually exclusive with O(devices[].read_ahead_kb).
+        type: int
+      nr_requests:
+        description: Queue depth of the scheduler (C(queue/nr_requests)); blk-mq devices only.
+        type: int
+      max_sectors_kb:
+        description: Largest request in KiB (C(queue/max_sectors_kb)); must not exceed C(max_hw_sectors_kb).
+        type: int
+      rotational:
+        description: Value of C(queue/rotational).
+        type: bool
+  rules_file:
+    description:
+      - The rules file. Its number must sort after C(63-md-raid-arrays.rules) so that C(MD_UUID) and C(MD_NAME) are known.
+    type: path
+    default: /etc/udev/rules.d/66-iotune-storage.rules
+  state:
+    description:
+      - V(present) writes the rules and applies them. V(absent) removes the rules file and reloads udev
+        (live values stay until the next change event or reboot).
+    type: str
+    choices: [present, absent]
+    default: present
+  apply:
+    description:
+      - Reload, trigger and settle udev and verify the live values. With V(false) only the file is written.
+    type: bool
+    default: true
+  settle_timeout:
+    description: Seconds for C(udevadm settle).
+    type: int
+    default: 60
+  tuned:
+    description:
+      - What to do when tuned is active with a profile whose C([disk]) readahead differs from the requested values.
+      - V(fail) stops with an explanation; V(override) writes the profile O(tuned_profile) that includes the active
+        profile but disables its disk unit, and activates it; V(ignore) only warns.
+    type: str
+    choices: [fail, override, ignore]
+    default: fail
+  tuned_profile:
+    description: Name of the override profile written below C(/etc/tuned) with O(tuned=override).
+    type: str
+    default: iotune-storage
+  container:
+    description:
+      - What to do inside a container, where systemd-udevd does not run and rules never fire.
+    type: str
+    choices: [fail, skip]
+    default: fail
+  sys_root:
+    description: Root of sysfs. Only for tests.
+    type: path
+    default: /sys
+  dev_root:
+    description: Root of the device tree. Only for tests.
+    type: path
+    default: /dev
+  udev_root:
+    description: Root of the udev runtime directory (database in C(data/)). Only for tests.
+    type: path
+    default: /run/udev
+notes:
+  - Readahead is copied into a file's state when the file is opened; processes that already hold their data files
+    open keep the old value until they reopen them. Restart the database after a change (RV(readahead_changed)).
+seealso:
+  - module: iotune.storage.readahead_facts
+  - name: udev(7)
+    description: Rules syntax.
+    link: https://www.freedesktop.org/software/systemd/man/latest/udev.html
+'''
+
+EXAMPLES = r'''
+- name: Cassandra data array and its members
+  iotune.storage.udev_block_tuning:
+    devices:
+      - md_name: data
+        read_ahead_kb: 8
+      - device: /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0a1b2c3d4e5f60718_1
+        scheduler_by_class: {nvme: none, virtual: none, ssd: mq-deadline, hdd: mq-deadline}
+        read_ahead_kb: 8
+
+- name: MongoDB on one EBS volume, readahead given as blockdev sectors (32 sectors = 16 KiB)
+  iotune.storage.udev_block_tuning:
+    devices:
+      - ebs_volume_id: vol-0a1b2c3d4e5f60718
+        scheduler: none
+        read_ahead_sectors: 32
+
+- name: krbd images inside a guest
+  iotune.storage.udev_block_tuning:
+    devices:
+      - kernel: "rbd*"
+        read_ahead_kb: 4096
+
+- name: Remove the rules
+  iotune.storage.udev_block_tuning:
+    state: absent
+'''
+
+RETURN = r'''
+rules_file:
+  description: Path of the rules file.
+  returned: always
+  type: str
+  sample: /etc/udev/rules.d/66-iotune-storage.rules
+rules:
+  description: Rendered content of the rules file (empty with O(state=absent)).
+  returned: always
+  type: str
+rules_changed:
+  description: Whether the rules file was (or in check mode would be) written or removed.
+  returned: always
+  type: bool
+reloaded:
+  description: Whether C(udevadm control --reload) ran.
+  returned: always
+  type: bool
+triggered:
+  description: Kernel names of the devices a change event was (or in check mode would be) triggered for.
+  returned: always
+  type: list
+  elements: str
+  sample: [md127, vdb, vdc]
+devices:
+  description: Per matched device, keyed by kernel name.
+  returned: always
+  type: dict
+  sample:
+    md127:
+      selected_by: [md_name=data]
+      expected: {read_ahead_kb: 8}
+      before: {scheduler: null, read_ahead_kb: "2048", nr_requests: null, max_sectors_kb: "1280", rotational: "1"}
+      after: {scheduler: null, read_ahead_kb: "8", nr_requests: null, max_sectors_kb: "1280", rotational: "1"}
+readahead_changed:
+  description: Devices whose live readahead changed; running services keep the old value for files they hold open.
+  returned: always
+  type: list
+  elements: str
+unmatched:
+  description: Selectors that matched no device (check mode only; outside check mode this is an error).
+  returned: always
+  type: list
+  elements: str
+tuned:
+  description: What was found about tuned.
+  returned: always
+  type: dict
+  sample: {active: true, profile: throughput-performance, readahead: ">4096", conflicts: [md127], override: false}
+'''
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import (
+    DEVICE_CLASSES,
+    TUNED_OVERRIDE_TEMPLATE,
+    TuningError,
+    collect_devices,
+    compare,
+    container_markers,
+    plan,
+    read_live,
+    render_rules,
+    tuned_conflicts,
+    tuned_readahead,
+)
+
+TUNED_ETC = '/etc/tuned'
+TUNED_DIRS = ('/etc/tuned/profiles', '/etc/tuned', '/usr/lib/tuned/profiles', '/usr/lib/tuned')
+CONTAINER_ROOT = '/'
+
+SELECTORS = ['device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel']
+
+
+def argument_spec():
+    return dict(
+        devices=dict(
+            type='list', elements='dict', default=[],
+            options=dict(
+                device=dict(type='str'),
+                md_name=dict(type='str'),
+                md_uuid=dict(type='str'),
+                ebs_volume_id=dict(type='str'),
+                serial=dict(type='str'),
+                kernel=dict(type='str'),
+                scheduler=dict(type='str'),
+                scheduler_by_class=dict(type='dict'),
+                read_ahead_kb=dict(type='int'),
+                read_ahead_sectors=dict(type='int'),
+                nr_requests=dict(type='int'),
+                max_sectors_kb=dict(type='int'),
+                rotational=dict(type='bool'),
+            ),
+            mutually_exclusive=[SELECTORS, ['read_ahead_kb', 'read_ahead_sectors'],
+                                ['scheduler', 'scheduler_by_class']],
+            required_one_of=[SELECTORS],
+        ),
+        rules_file=dict(type='path', default='/etc/udev/rules.d/66-iotune-storage.rules'),
+        state=dict(type='str', choices=['present', 'absent'], default='present'),
+        apply=dict(type='bool', default=True),
+        settle_timeout=dict(type='int', default=60),
+        tuned=dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
+        tuned_profile=dict(type='str', default='iotune-storage'),
+        container=dict(type='str', choices=['fail', 'skip'], default='fail'),
+        sys_root=dict(type='path', default='/sys'),
+        dev_root=dict(type='path', default='/dev'),
+        udev_root=dict(type='path', default='/run/udev'),
+    )
+
+
+def _read_file(path):
+    try:
+        with open(path, 'r') as f:
+            return f.read()
+    except (IOError, OSError):
+        return None
+
+
+def _write_atomic(module, path, text):
+    directory = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix='.iotune-', dir=directory)
+    with os.fdopen(fd, 'w') as f:
+        f.write(text)
+    os.chmod(tmp, 0o644)
+    module.atomic_move(tmp, path)
+
+
+class Runner(object):
+    def __init__(self, module):
+        self.module = module
+        self._udevadm = None
+
+    def udevadm(self, *args):
+        if self._udevadm is None:
+            self._udevadm = self.module.get_bin_path('udevadm', required=True)
+        argv = [self._udevadm] + list(args)
+        rc, out, err = self.module.run_command(argv)
+        if rc != 0:
+            self.module.fail_json(msg='%s failed (rc=%d): %s' % (' '.join(argv), rc, (err or out).strip()),
+                                  rc=rc, stdout=out, stderr=err)
+        return out
+
+
+def tuned_state(module, expected):
+    """Return (info dict, conflicts list)."""
+    info = {'active': False, 'profile': None, 'readahead': None, 'conflicts': [], 'override': False}
+    if not module.get_bin_path('tuned-adm'):
+        return info, []
+    systemctl = module.get_bin_path('systemctl')
+    if systemctl:
+        rc, dummy, dummy2 = module.run_command([systemctl, 'is-active', '--quiet', 'tuned.service'])
+        info['active'] = rc == 0
+    else:
+        info['active'] = os.path.exists('/run/tuned/tuned.pid')
+    if not info['active']:
+        return info, []
+    profile = (_read_file(os.path.join(TUNED_ETC, 'active_profile')) or '').strip()
+    info['profile'] = profile or None
+    if not profile:
+        return info, []
+    ra = tuned_readahead(profile, TUNED_DIRS)
+    info['readahead'] = ra[0] if ra else None
+    conflicts = tuned_conflicts(ra, expected)
+    info['conflicts'] = [c[0] for c in conflicts]
+    return info, conflicts
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    p = module.params
+    result = dict(changed=False, rules_file=p['rules_file'], rules='', rules_changed=False, reloaded=False,
+                  triggered=[], devices={}, readahead_changed=[], unmatched=[], tuned={})
+
+    reason = container_markers(CONTAINER_ROOT)
+    if reason:
+        msg = ('udev rules cannot take effect in a container (%s): systemd-udevd does not run where /sys is '
+               'read-only, so block devices must be tuned on the host' % reason)
+        if p['container'] == 'skip':
+            module.warn(msg + '; skipped')
+            result['skipped'] = True
+            module.exit_json(**result)
+        module.fail_json(msg=msg, **result)
+
+    runner = Runner(module)
+    path = p['rules_file']
+    existing = _read_file(path)
+
+    if p['state'] == 'absent':
+        result['rules_changed'] = existing is not None
+        result['changed'] = result['rules_changed']
+        if module._diff and existing is not None:
+            result['diff'] = dict(before=existing, after='', before_header=path, after_header=path)
+        if result['changed'] and not module.check_mode:
+            os.unlink(path)
+            if p['apply']:
+                runner.udevadm('control', '--reload')
+                result['reloaded'] = True
+        module.exit_json(**result)
+
+    try:
+        page_kb = max(os.sysconf('SC_PAGE_SIZE') // 1024, 1)
+    except (ValueError, OSError, AttributeError):
+        page_kb = 4
+    devices = collect_devices(p['sys_root'], p['dev_root'], p['udev_root'])
+    for entry in p['devices']:
+        by_class = entry.get('scheduler_by_class') or {}
+        for key in by_class:
+            if key not in DEVICE_CLASSES:
+                module.fail_json(msg='scheduler_by_class key %r is not a device class (%s)'
+                                 % (key, ', '.join(DEVICE_CLASSES)), **result)
+    try:
+        pl = plan(p['devices'], devices, p['sys_root'], page_kb=page_kb, allow_unmatched=module.check_mode)
+    except TuningError as e:
+        module.fail_json(msg=str(e), **result)
+    for warning in pl['warnings']:
+        module.warn(warning)
+    for where in pl['unmatched']:
+        module.warn('%s: selector matches no block device yet (check mode: predicted only)' % where)
+    result['unmatched'] = pl['unmatched']
+
+    text = render_rules(pl['rules'], os.path.basename(path))
+    result['rules'] = text
+    result['rules_changed'] = existing != text
+    if module._diff and result['rules_changed']:
+        result['diff'] = dict(before=existing or '', after=text, before_header=path, after_header=path)
+
+    expected = pl['expected']
+    before = dict((name, read_live(p['sys_root'], name)) for name in expected)
+    drift = dict((name, compare(expected[name], before[name])) for name in expected)
+    drifting = sorted(name for name, d in drift.items() if d)
+    for name in sorted(expected):
+        result['devices'][name] = dict(selected_by=pl['selected'][name], expected=expected[name],
+                                       before=before[name], after=before[name])
+
+    # tuned would overwrite the readahead: never lose silently against it
+    tuned_info, conflicts = tuned_state(module, expected)
+    result['tuned'] = tuned_info
+    if conflicts:
+        detail = ', '.join('%s wants %d KiB, tuned sets %d KiB' % c for c in conflicts)
+        if p['tuned'] == 'fail':
+            module.fail_json(msg=("tuned is active with profile %r whose [disk] readahead=%s overrides the udev "
+                                  "values (%s). Set block_tuning_tuned_override: true (module option "
+                                  "tuned=override) to install the override profile %r, or choose a tuned profile "
+                                  "without disk readahead" % (tuned_info['profile'], tuned_info['readahead'],
+                                                              detail, p['tuned_profile'])), **result)
+        elif p['tuned'] == 'ignore':
+            module.warn('tuned profile %r sets readahead=%s: %s' % (tuned_info['profile'], tuned_info['readahead'],
+                                                                   detail))
+        else:
+            tuned_info['override'] = True
+            result['changed'] = True
+            if not module.check_mode:
+                pdir = os.path.join(TUNED_ETC, p['tuned_profile'])
+                if not os.path.isdir(pdir):
+                    os.makedirs(pdir, 0o755)
+                _write_atomic(module, os.path.join(pdir, 'tuned.conf'), TUNED_OVERRIDE_TEMPLATE.format(
+                    parent=tuned_info['profile'], rules_file=path, readahead=tuned_info['readahead']))
+                rc, out, err = module.run_command([module.get_bin_path('tuned-adm', required=True), 'profile',
+                                                   p['tuned_profile']])
+                if rc != 0:
+                    module.fail_json(msg='tuned-adm profile %s failed: %s' % (p['tuned_profile'], (err or out).strip()),
+                                     **result)
+
+    to_trigger = set(drifting)
+    if result['rules_changed']:
+        to_trigger.update(expected)
+    result['triggered'] = sorted(to_trigger)
+    result['readahead_changed'] = sorted(name for name in to_trigger if 'read_ahead_kb' in drift[name])
+    if result['rules_changed'] or to_trigger:
+        result['changed'] = True
+
+    if module.check_mode:
+        module.exit_json(**result)
+
+    if result['rules_changed']:
+        directory = os.path.dirname(path)
+        if not os.path.isdir(directory):
+            module.fail_json(msg='%s does not exist: is udev installed?' % directory, **result)
+        _write_atomic(module, path, text)
+    if not p['apply']:
+        module.exit_json(**result)
+    if result['rules_changed']:
+        runner.udevadm('control', '--reload')
+        result['reloaded'] = True
+    if to_trigger:
+        argv = ['trigger', '--action=change', '--subsystem-match=block']
+        argv.extend('--sysname-match=%s' % name for name in sorted(to_trigger))
+        runner.udevadm(*argv)
+        runner.udevadm('settle', '--timeout=%d' % p['settle_timeout'])
+
+    # udev logs failed ATTR writes and carries on: reading sysfs back is the only proof
+    failures = []
+    for name in sorted(expected):
+        after = read_live(p['sys_root'], name)
+        result['devices'][name]['after'] = after
+        for attr, (want, have) in sorted(compare(expected[name], after).items()):
+            failures.append('%s (%s): %s expected %s, live %s' % (name, ', '.join(pl['selected'][name]), attr,
+                                                                   want, have))
+    result['readahead_changed'] = sorted(
+        name for name in expected
+        if result['devices'][name]['before'].get('read_ahead_kb') != result['devices'][name]['after'].get('read_ahead_kb'))
+    if failures:
+        module.fail_json(msg=('live values differ from the udev rules after trigger and settle (udev ignores '
+                              'failed writes; see journalctl -u systemd-udevd): ' + '; '.join(failures)), **result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -498,11 +498,15 @@ def main():
     array = MdadmArray(module.params, view, module.run_command, module.get_bin_path('mdadm'),
                        udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
                        warn=module.warn)
+    failure = None
     try:
         result, diff = array.apply()
     except (ArrayError, ds.DeviceError) as e:
-        data = getattr(e, 'data', {})
-        module.fail_json(msg=str(e), device=md.md_device(module.params['name']), **data)
+        failure = e
+    if failure is not None:
+        # fail outside the except block: the message is the whole story, not a traceback
+        module.fail_json(msg=str(failure), device=md.md_device(module.params['name']),
+                         **getattr(failure, 'data', {}))
     changed = bool(result['created'] or result['assembled'] or result['stopped'])
     if diff is not None and module._diff:
         result['diff'] = diff

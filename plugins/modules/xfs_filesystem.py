@@ -1,0 +1,267 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: xfs_filesystem
+short_description: Make a stripe-aligned XFS filesystem safely and verify its geometry
+version_added: 0.1.0
+description:
+  - Creates an XFS filesystem with C(mkfs.xfs -L LABEL -d su=SUk,sw=N DEVICE) when the device is blank.
+  - The stripe unit and width come from O(su_kb)/O(sw), or, when they are not given and the device is
+    an md array, from sysfs (C(md/chunk_size) and C(md/raid_disks)).
+  - Refuses a device that carries any signature other than XFS (another filesystem, LVM2 physical
+    volume, md superblock, partition table), or that is mounted, used as swap or held, with a message
+    naming the device and the reason. It never passes C(-f) to mkfs.xfs and never wipes anything.
+  - An existing XFS filesystem is left alone when its label and stripe geometry match; otherwise the
+    module fails (it never re-formats).
+  - After creating (or finding) the filesystem it reads the geometry with C(xfs_info) and fails when
+    C(sunit)/C(swidth) do not match the expected stripe.
+  - Check mode predicts the result; on a fresh host (no xfsprogs, device not created yet) it reports
+    V(changed=true) and a warning instead of failing.
+author:
+  - iotune.storage contributors
+options:
+  device:
+    description:
+      - Block device to put the filesystem on, for example C(/dev/md/data) or a C(/dev/disk/by-id/) path.
+    type: path
+    required: true
+  label:
+    description:
+      - Filesystem label (at most 12 characters). When the device already has XFS with a different
+        label the module fails.
+    type: str
+  su_kb:
+    description:
+      - Stripe unit in KiB (the md chunk size). Requires O(sw).
+      - When neither O(su_kb) nor O(sw) are given, they are read from the md array in sysfs; for a
+        device that is not an md array no alignment is requested or checked.
+    type: int
+  sw:
+    description:
+      - Stripe width as a number of stripe units (the number of data disks). Requires O(su_kb).
+    type: int
+notes:
+  - Runs C(blkid), C(wipefs), C(mkfs.xfs) and C(xfs_info) with argument lists, never through a shell.
+  - Mounting is left to M(ansible.posix.mount) (the P(iotune.storage.xfs#role) role mounts by UUID).
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: full
+requirements:
+  - xfsprogs (not needed in check mode)
+  - util-linux (blkid, wipefs)
+"""
+
+EXAMPLES = r"""
+- name: XFS on the RAID0 array, geometry from the array
+  iotune.storage.xfs_filesystem:
+    device: /dev/md/data
+    label: data
+  register: data_fs
+
+- name: XFS with an explicit stripe (for example on a hardware RAID volume)
+  iotune.storage.xfs_filesystem:
+    device: /dev/disk/by-id/scsi-3600508b1001c0000
+    label: logs
+    su_kb: 64
+    sw: 8
+"""
+
+RETURN = r"""
+device:
+  description: The device as given.
+  returned: always
+  type: str
+  sample: /dev/md/data
+resolved:
+  description: The kernel device node the path resolves to; V(null) when it does not exist yet.
+  returned: always
+  type: str
+  sample: /dev/md127
+uuid:
+  description: Filesystem UUID (use it in fstab as C(UUID=...)); V(null) when not known yet (check mode).
+  returned: always
+  type: str
+  sample: 0b7e9c55-1f5b-4a0e-9d5e-6a4a3c1d2e10
+label:
+  description: Filesystem label.
+  returned: always
+  type: str
+  sample: data
+created:
+  description: Whether the filesystem was (or in check mode would be) created.
+  returned: always
+  type: bool
+expected:
+  description: Expected stripe geometry; V(null) values when no alignment is requested.
+  returned: always
+  type: dict
+  sample: {su_kb: 256, sw: 4, source: md}
+geometry:
+  description:
+    - Geometry read back with C(xfs_info). C(sunit_blocks)/C(swidth_blocks) are in filesystem blocks of
+      C(bsize) bytes; C(su_kb)/C(sw) are the same values as given to mkfs.xfs.
+    - Empty when it could not be read (check mode before the filesystem exists).
+  returned: always
+  type: dict
+  sample: {bsize: 4096, sunit_blocks: 64, swidth_blocks: 256, su_kb: 256, sw: 4, agcount: 8}
+cmd:
+  description: The mkfs.xfs command that was (or would be) run; empty when nothing had to be done.
+  returned: always
+  type: list
+  elements: str
+"""
+
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import xfs
+
+
+class FsError(Exception):
+    def __init__(self, msg, **data):
+        super(FsError, self).__init__(msg)
+        self.data = data
+
+
+class XfsFilesystem:
+    def __init__(self, params, view, run, bins, check_mode=False, warn=None):
+        self.p = params
+        self.view = view
+        self.run = run
+        self.bins = bins
+        self.check_mode = check_mode
+        self.warn = warn or (lambda msg: None)
+
+    def expected(self, dev):
+        p = self.p
+        if p['su_kb'] is not None:
+            if p['su_kb'] < 4 or p['su_kb'] & (p['su_kb'] - 1):
+                raise FsError('su_kb %s must be a power of two and at least 4' % p['su_kb'])
+            if p['sw'] < 1:
+                raise FsError('sw %s must be at least 1' % p['sw'])
+            return {'su_kb': p['su_kb'], 'sw': p['sw'], 'source': 'parameters'}
+        if dev is not None and dev.kname.startswith('md'):
+            stripe = xfs.md_stripe(self.view.sys_read(dev.kname, 'md/level'),
+                                   self.view.sys_read(dev.kname, 'md/chunk_size'),
+                                   self.view.sys_read(dev.kname, 'md/raid_disks'))
+            if stripe:
+                return {'su_kb': stripe[0], 'sw': stripe[1], 'source': 'md'}
+        return {'su_kb': None, 'sw': None, 'source': 'none'}
+
+    def read_geometry(self, path):
+        if not self.bins.get('xfs_info'):
+            return {}
+        rc, out, err = self.run([self.bins['xfs_info'], path])
+        if rc != 0:
+            raise FsError('xfs_info %s failed (rc=%s): %s' % (path, rc, (err or out).strip()))
+        return xfs.geometry(xfs.parse_xfs_info(out))
+
+    def result(self, dev, **kw):
+        res = {'device': self.p['device'], 'resolved': dev.resolved if dev else None, 'uuid': None,
+               'label': self.p['label'], 'created': False, 'expected': None, 'geometry': {}, 'cmd': []}
+        res.update(kw)
+        return res
+
+    def apply(self):
+        p = self.p
+        if p['label'] is not None and len(p['label']) > 12:
+            raise FsError('label %r is longer than 12 characters (XFS limit)' % p['label'])
+        if not self.view.exists(p['device']):
+            if self.check_mode:
+                self.warn('%s does not exist yet; assuming it will be created earlier in the play' % p['device'])
+                exp = self.expected(None)
+                return self.result(None, created=True, expected=exp,
+                                   cmd=xfs.mkfs_argv('mkfs.xfs', p['device'], p['label'], exp['su_kb'], exp['sw']))
+            raise FsError('%s does not exist' % p['device'])
+        dev = ds.resolve(self.view, p['device'])
+        exp = self.expected(dev)
+        probe = self.view.blkid_probe(dev.resolved)
+        if probe.get('TYPE') == 'xfs':
+            if p['label'] is not None and probe.get('LABEL', '') != p['label']:
+                raise FsError('%s already has an XFS filesystem (UUID %s) labelled %r, wanted %r; it is left '
+                              'alone and not relabelled' % (dev.label, probe.get('UUID'), probe.get('LABEL', ''),
+                                                            p['label']))
+            geom = self.read_geometry(dev.resolved)
+            if not geom:
+                self.warn('xfs_info is not installed; the geometry of %s was not checked' % dev.label)
+            problems = xfs.check_alignment(geom, exp['su_kb'], exp['sw']) if geom else []
+            if problems:
+                raise FsError('%s already has an XFS filesystem (UUID %s) that is not aligned to the stripe: %s; '
+                              'it is left alone (re-creating it would destroy its data)'
+                              % (dev.label, probe.get('UUID'), '; '.join(problems)), geometry=geom, expected=exp)
+            return self.result(dev, uuid=probe.get('UUID'), label=probe.get('LABEL'), expected=exp, geometry=geom)
+
+        refusals, dummy = ds.check_writable(self.view, [dev], set())
+        if refusals:
+            raise FsError('not creating XFS: %s' % ' | '.join(r.replace('; add it to wipe_devices to allow wiping',
+                                                                      '; wipe it yourself if the data is not needed')
+                                                            for r in refusals))
+        argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'])
+        if self.check_mode:
+            if not self.bins.get('mkfs.xfs'):
+                self.warn('mkfs.xfs is not installed yet (package xfsprogs)')
+            return self.result(dev, created=True, expected=exp, cmd=argv)
+        if not self.bins.get('mkfs.xfs'):
+            raise FsError('mkfs.xfs is not installed; install the xfsprogs package first')
+        rc, out, err = self.run(argv)
+        if rc != 0:
+            raise FsError('mkfs.xfs on %s failed (rc=%s): %s' % (dev.label, rc, (err or out).strip()), cmd=argv)
+        if self.bins.get('udevadm'):
+            self.run([self.bins['udevadm'], 'settle'])
+        probe = self.view.blkid_probe(dev.resolved)
+        geom = self.read_geometry(dev.resolved)
+        problems = xfs.check_alignment(geom, exp['su_kb'], exp['sw'])
+        if problems:
+            raise FsError('XFS created on %s but its geometry does not match the stripe: %s'
+                          % (dev.label, '; '.join(problems)), geometry=geom, expected=exp, cmd=argv)
+        return self.result(dev, uuid=probe.get('UUID'), label=probe.get('LABEL'), created=True, expected=exp,
+                           geometry=geom, cmd=argv)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            device=dict(type='path', required=True),
+            label=dict(type='str'),
+            su_kb=dict(type='int'),
+            sw=dict(type='int'),
+        ),
+        required_together=[('su_kb', 'sw')],
+        supports_check_mode=True,
+    )
+    bins = dict((name, module.get_bin_path(name)) for name in ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs'))
+    view = ds.SystemView(run_command=module.run_command, blkid=bins['blkid'] or 'blkid',
+                         wipefs=bins['wipefs'] or 'wipefs')
+    fs = XfsFilesystem(module.params, view, module.run_command, bins, check_mode=module.check_mode,
+                       warn=module.warn)
+    failure = None
+    try:
+        result = fs.apply()
+    except (FsError, ds.DeviceError) as e:
+        failure = e
+    if failure is not None:
+        module.fail_json(msg=str(failure), device=module.params['device'], **getattr(failure, 'data', {}))
+    if module._diff:
+        before = {} if result['created'] else {'fstype': 'xfs', 'uuid': result['uuid'], 'label': result['label']}
+        after = {'fstype': 'xfs', 'label': result['label'], 'su_kb': (result['expected'] or {}).get('su_kb'),
+                 'sw': (result['expected'] or {}).get('sw')} if result['created'] else before
+        result['diff'] = {'before': before, 'after': after}
+    module.exit_json(changed=result['created'], **result)
+
+
+if __name__ == '__main__':
+    main()

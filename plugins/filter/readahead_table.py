@@ -1,0 +1,183 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+name: readahead_rows
+short_description: Turn iotune_readahead facts of several hosts into report rows
+version_added: 0.1.0
+description:
+  - Flattens the C(iotune_readahead) facts of several hosts into one row per host and device,
+    sorted by host and device.
+  - A row is flagged when the device is mounted at a database mount point and its readahead is above
+    O(threshold_kb). A database mount point is any mount point that is not in O(system_mounts) and
+    does not start with one of O(system_mount_prefixes).
+  - The same file also provides C(readahead_csv) and C(readahead_table), which format these rows as
+    CSV and as a text table.
+author:
+  - iotune.storage contributors
+options:
+  _input:
+    description: Dict of host name to that host's C(iotune_readahead) fact.
+    type: dict
+    required: true
+  threshold_kb:
+    description: Readahead in KiB above which a device under a database mount is flagged.
+    type: int
+    default: 128
+  system_mounts:
+    description: Mount points that never count as database mounts (exact match).
+    type: list
+    elements: str
+    default: [/, /boot, /boot/efi, /usr, /var, /var/log, /var/tmp, /home, /tmp, /run, /opt, /srv, /snap]
+  system_mount_prefixes:
+    description: Mount points that start with one of these never count as database mounts.
+    type: list
+    elements: str
+    default: [/boot/, /run/, /snap/, /proc/, /sys/, /dev/]
+"""
+
+EXAMPLES = r"""
+- name: Rows of all hosts of the play
+  ansible.builtin.set_fact:
+    rows: >-
+      {{ dict(ansible_play_hosts | zip(ansible_play_hosts | map('extract', hostvars, ['ansible_facts', 'iotune_readahead'])))
+         | iotune.storage.readahead_rows(threshold_kb=16) }}
+"""
+
+RETURN = r"""
+_value:
+  description:
+    - One dict per host and device with C(host), C(device), C(type), C(read_ahead_kb), C(sectors),
+      C(scheduler), C(rotational), C(kernel_default_kb), C(mounted_at) (list), C(db_mounts) (list) and
+      C(flagged) (bool).
+  type: list
+  elements: dict
+"""
+
+import csv
+import io
+
+from ansible.errors import AnsibleFilterError
+
+SYSTEM_MOUNTS = ('/', '/boot', '/boot/efi', '/usr', '/var', '/var/log', '/var/tmp', '/home', '/tmp',
+                 '/run', '/opt', '/srv', '/snap')
+SYSTEM_MOUNT_PREFIXES = ('/boot/', '/run/', '/snap/', '/proc/', '/sys/', '/dev/')
+
+COLUMNS = (
+    ('host', 'host'), ('device', 'device'), ('type', 'type'), ('read_ahead_kb', 'read_ahead_kb'),
+    ('sectors', 'sectors'), ('scheduler', 'scheduler'), ('rotational', 'rotational'),
+    ('kernel_default_kb', 'kernel default'), ('mounted_at', 'mounted at'), ('flagged', 'flag'),
+)
+
+
+def _is_db_mount(mountpoint, system_mounts, prefixes):
+    if mountpoint in system_mounts:
+        return False
+    return not any(mountpoint.startswith(p) for p in prefixes)
+
+
+def readahead_rows(facts_by_host, threshold_kb=128, system_mounts=None, system_mount_prefixes=None):
+    """Return report rows (see DOCUMENTATION)."""
+    if not isinstance(facts_by_host, dict):
+        raise AnsibleFilterError('readahead_rows expects a dict of host -> iotune_readahead facts, got %s'
+                                 % type(facts_by_host).__name__)
+    try:
+        threshold = int(threshold_kb)
+    except (TypeError, ValueError):
+        raise AnsibleFilterError('readahead_rows: threshold_kb must be an integer, got %r' % (threshold_kb,))
+    system = set(SYSTEM_MOUNTS if system_mounts is None else system_mounts)
+    prefixes = tuple(SYSTEM_MOUNT_PREFIXES if system_mount_prefixes is None else system_mount_prefixes)
+    rows = []
+    for host in sorted(facts_by_host):
+        devices = facts_by_host[host] or {}
+        if not isinstance(devices, dict):
+            raise AnsibleFilterError('readahead_rows: facts of host %s are not a dict' % host)
+        for name in sorted(devices):
+            dev = devices[name]
+            mounts = [m.get('mountpoint') for m in dev.get('mounts') or [] if m.get('mountpoint')]
+            db_mounts = [m for m in mounts if _is_db_mount(m, system, prefixes)]
+            ra = dev.get('read_ahead_kb')
+            rows.append({
+                'host': host,
+                'device': name,
+                'type': dev.get('type'),
+                'read_ahead_kb': ra,
+                'sectors': dev.get('read_ahead_sectors'),
+                'scheduler': dev.get('scheduler'),
+                'rotational': dev.get('rotational'),
+                'kernel_default_kb': dev.get('kernel_default_read_ahead_kb'),
+                'mounted_at': mounts,
+                'db_mounts': db_mounts,
+                'flagged': bool(db_mounts) and ra is not None and ra > threshold,
+            })
+    return rows
+
+
+def _cell(row, key):
+    value = row.get(key)
+    if key == 'mounted_at':
+        return ' '.join(value or [])
+    if key == 'flagged':
+        return 'HIGH' if value else ''
+    if value is None:
+        return '-'
+    if isinstance(value, bool):
+        return 'yes' if value else 'no'
+    return str(value)
+
+
+def readahead_csv(rows):
+    """Format rows as CSV (header + one line per row, RFC 4180 quoting)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator='\n')
+    writer.writerow([key for key, _title in COLUMNS])
+    for row in rows:
+        values = []
+        for key, _title in COLUMNS:
+            value = row.get(key)
+            if key == 'mounted_at':
+                values.append(' '.join(value or []))
+            elif value is None:
+                values.append('')
+            elif isinstance(value, bool):
+                values.append('true' if value else 'false')
+            else:
+                values.append(value)
+        writer.writerow(values)
+    return out.getvalue()
+
+
+def readahead_table(rows, threshold_kb=None):
+    """Format rows as a fixed-width text table (flagged rows marked HIGH)."""
+    header = [title for _key, title in COLUMNS]
+    body = [[_cell(row, key) for key, _title in COLUMNS] for row in rows]
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    numeric = {3, 4, 7}
+    lines = []
+    for idx, r in enumerate([header] + body):
+        cells = [c.rjust(widths[i]) if i in numeric and idx else c.ljust(widths[i]) for i, c in enumerate(r)]
+        lines.append('  '.join(cells).rstrip())
+        if idx == 0:
+            lines.append('  '.join('-' * w for w in widths))
+    flagged = sum(1 for row in rows if row.get('flagged'))
+    if threshold_kb is not None:
+        lines.append('')
+        lines.append('%d device(s) flagged HIGH: readahead above %s KiB under a database mount point.'
+                     % (flagged, threshold_kb))
+    return '\n'.join(lines) + '\n'
+
+
+class FilterModule(object):
+    """iotune.storage readahead report filters."""
+
+    def filters(self):
+        return {
+            'readahead_rows': readahead_rows,
+            'readahead_csv': readahead_csv,
+            'readahead_table': readahead_table,
+        }

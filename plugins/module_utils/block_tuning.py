@@ -113,8 +113,11 @@ def collect_devices(sys_root='/sys', dev_root='/dev', udev_root='/run/udev'):
             'majmin': info['maj_min'],
             'is_md': info['type'] == 'md',
             'array_state': md.get('array_state'),
-            'md_uuid': md.get('uuid'),
-            'md_name': md.get('name'),
+            # the rule matches the udev property: prefer it over the kernel's md/uuid spelling
+            'md_uuid': normalize_md_uuid(props['MD_UUID']) if props.get('MD_UUID') else md.get('uuid'),
+            'md_uuids': set(u for u in (props.get('MD_UUID') and normalize_md_uuid(props['MD_UUID']),
+                                        md.get('uuid')) if u),
+            'md_name': props.get('MD_NAME') or md.get('name'),
             'id_serial_short': props.get('ID_SERIAL_SHORT'),
             'id_wwn': props.get('ID_WWN'),
             'serial': sysfs_serial.strip() if sysfs_serial else None,
@@ -267,7 +270,7 @@ def resolve(entry, devices):
         return [d for d in devices.values() if d['is_md'] and md_name_matches(d['md_name'], value)]
     if key == 'md_uuid':
         uuid = normalize_md_uuid(value)
-        return [d for d in devices.values() if d['is_md'] and (d['md_uuid'] or '').lower() == uuid]
+        return [d for d in devices.values() if d['is_md'] and uuid in d['md_uuids']]
     if key == 'ebs_volume_id':
         serial = normalize_ebs_volume_id(value)
         return [d for d in devices.values() if serial in (d['id_serial_short'], d['serial'])]

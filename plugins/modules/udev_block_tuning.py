@@ -142,18 +142,6 @@ options:
     type: str
     choices: [fail, skip]
     default: fail
-  sys_root:
-    description: Root of sysfs. Only for tests.
-    type: path
-    default: /sys
-  dev_root:
-    description: Root of the device tree. Only for tests.
-    type: path
-    default: /dev
-  udev_root:
-    description: Root of the udev runtime directory (database in C(data/)). Only for tests.
-    type: path
-    default: /run/udev
 notes:
   - Readahead is copied into a file's state when the file is opened; processes that already hold their data files
     open keep the old value until they reopen them. Restart the database after a change (RV(readahead_changed)).
@@ -265,6 +253,10 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
 TUNED_ETC = '/etc/tuned'
 TUNED_DIRS = ('/etc/tuned/profiles', '/etc/tuned', '/usr/lib/tuned/profiles', '/usr/lib/tuned')
 CONTAINER_ROOT = '/'
+# host roots; unit tests point them at fake trees
+SYS_ROOT = '/sys'
+DEV_ROOT = '/dev'
+UDEV_ROOT = '/run/udev'
 
 SELECTORS = ['device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel']
 
@@ -299,9 +291,6 @@ def argument_spec():
         tuned=dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
         tuned_profile=dict(type='str', default='iotune-storage'),
         container=dict(type='str', choices=['fail', 'skip'], default='fail'),
-        sys_root=dict(type='path', default='/sys'),
-        dev_root=dict(type='path', default='/dev'),
-        udev_root=dict(type='path', default='/run/udev'),
     )
 
 
@@ -398,7 +387,7 @@ def main():
         page_kb = max(os.sysconf('SC_PAGE_SIZE') // 1024, 1)
     except (ValueError, OSError, AttributeError):
         page_kb = 4
-    devices = collect_devices(p['sys_root'], p['dev_root'], p['udev_root'])
+    devices = collect_devices(SYS_ROOT, DEV_ROOT, UDEV_ROOT)
     for entry in p['devices']:
         by_class = entry.get('scheduler_by_class') or {}
         for key in by_class:
@@ -406,7 +395,7 @@ def main():
                 module.fail_json(msg='scheduler_by_class key %r is not a device class (%s)'
                                  % (key, ', '.join(DEVICE_CLASSES)), **result)
     try:
-        pl = plan(p['devices'], devices, p['sys_root'], page_kb=page_kb, allow_unmatched=module.check_mode)
+        pl = plan(p['devices'], devices, SYS_ROOT, page_kb=page_kb, allow_unmatched=module.check_mode)
     except TuningError as e:
         module.fail_json(msg=str(e), **result)
     for warning in pl['warnings']:
@@ -422,7 +411,7 @@ def main():
         result['diff'] = dict(before=existing or '', after=text, before_header=path, after_header=path)
 
     expected = pl['expected']
-    before = dict((name, read_live(p['sys_root'], name)) for name in expected)
+    before = dict((name, read_live(SYS_ROOT, name)) for name in expected)
     drift = dict((name, compare(expected[name], before[name])) for name in expected)
     drifting = sorted(name for name, d in drift.items() if d)
     for name in sorted(expected):
@@ -488,7 +477,7 @@ def main():
     # udev logs failed ATTR writes and carries on: reading sysfs back is the only proof
     failures = []
     for name in sorted(expected):
-        after = read_live(p['sys_root'], name)
+        after = read_live(SYS_ROOT, name)
         result['devices'][name]['after'] = after
         for attr, (want, have) in sorted(compare(expected[name], after).items()):
             failures.append('%s (%s): %s expected %s, live %s' % (name, ', '.join(pl['selected'][name]), attr,

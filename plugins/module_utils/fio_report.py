@@ -275,13 +275,38 @@ def aggregate_runs(runs, noise_max=0.2):
     return out
 
 
-def check_thresholds(result, thresholds):
+def auto_size(free_bytes, existing_bytes=0, fraction=0.25, low=64 * 1024 ** 2, high=1024 ** 3):
+    """Test file size for ``size=auto``: ``fraction`` of the free space (counting an existing
+    test file as free), clamped to [low, high], rounded down to whole MiB."""
+    if existing_bytes:
+        return existing_bytes
+    size = int(free_bytes * fraction)
+    size = max(low, min(high, size))
+    return size - size % (1024 ** 2)
+
+
+def verdict(checks, noise_max):
+    """'pass', 'fail' (a missed threshold whose metric noise <= noise_max) or 'noisy'
+    (only missed thresholds whose metric is noisier than noise_max: not trusted)."""
+    failed = [c for c in checks if not c['passed']]
+    if not failed:
+        return 'pass'
+    trusted = [c for c in failed if _trusted(c.get('noise'), noise_max)]
+    return 'fail' if trusted else 'noisy'
+
+
+def _trusted(noise_value, noise_max):
+    return noise_value is None or noise_max is None or noise_value <= noise_max
+
+
+def check_thresholds(result, thresholds, noise_max=None):
     """Compare the aggregated ``result`` with ``thresholds``.
 
     ``thresholds`` maps ``<metric>_max`` / ``<metric>_min`` to a number, e.g.
     ``{'read_amplification_max': 2.0, 'iops_min': 500}``; metric is one of
     METRICS. Returns (passed, checks) where checks is a list of dicts
-    ``{name, metric, kind, limit, value, passed, noisy}``. A metric that could
+    ``{name, metric, kind, limit, value, passed, noise, trusted}``; ``trusted``
+    is False when the metric's noise exceeds ``noise_max``. A metric that could
     not be measured (None) fails its check.
     """
     checks = []
@@ -311,7 +336,7 @@ def check_thresholds(result, thresholds):
         noise_value = (result.get('noise') or {}).get(metric)
         checks.append({
             'name': name, 'metric': metric, 'kind': kind, 'limit': limit, 'value': value,
-            'passed': passed, 'noise': noise_value,
+            'passed': passed, 'noise': noise_value, 'trusted': _trusted(noise_value, noise_max),
         })
     return all(c['passed'] for c in checks), checks
 
@@ -332,16 +357,14 @@ def _pct(value):
     return None if value is None else value * 100.0
 
 
-def summary_line(name, result, checks=None):
+def summary_line(name, result, status='pass'):
     """One fixed-width line describing an aggregated result (for the role's table)."""
     def num(value, pattern):
         return '-' if value is None else pattern % value
 
-    verdict = 'ok'
-    if checks and not all(c['passed'] for c in checks):
-        verdict = 'FAIL'
-    if result.get('noisy'):
-        verdict += ' noisy'
+    text = status
+    if result.get('noisy') and status != 'noisy':
+        text += ' (noisy)'
     return '%-16s %10s %10s %8s %10s %8s %7s  %s' % (
         name[:16],
         num(result.get('iops'), '%.0f'),
@@ -350,13 +373,12 @@ def summary_line(name, result, checks=None):
         num(result.get('p99_us'), '%.0fus'),
         num(result.get('avg_request_kb'), '%.1fk'),
         num(_pct((result.get('noise') or {}).get('iops')), '%.0f%%'),
-        verdict,
+        text,
     )
 
 
 SUMMARY_HEADER = '%-16s %10s %10s %8s %10s %8s %7s  %s' % (
     'job', 'IOPS', 'bw', 'amplif', 'p99', 'avg_req', 'noise', 'verdict')
-
 
 def count_job_file_sections(text):
     """Return [(section, {key: value})] of a fio job file, [global] sections included.

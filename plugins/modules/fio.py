@@ -98,8 +98,16 @@ options:
   size:
     description:
       - Size of the test file (bytes or fio size with a binary k/m/g/t suffix; no percentages).
+      - V(auto) uses 25 % of the free space, clamped to 64 MiB .. 1 GiB (or the size of an existing
+        test file of the same name, so that consecutive calls with O(keep_file) reuse it).
     type: str
     default: 256m
+  test_file:
+    description:
+      - Base name of the test file inside O(directory) (default C(iotune-fio.<name>.dat)). Must start
+        with C(iotune-fio.) so that only the module's own files are ever created or removed. Several
+        jobs can share one file with O(keep_file=true).
+    type: str
   io_size:
     description: Amount of data each job reads (fio C(io_size)); smaller than O(size) for random jobs.
     type: str
@@ -322,7 +330,9 @@ runs:
   type: list
   elements: dict
 thresholds:
-  description: One entry per threshold with C(name), C(metric), C(kind), C(limit), C(value), C(passed), C(noise).
+  description:
+    - One entry per threshold with C(name), C(metric), C(kind) (max/min), C(limit), C(value) (median),
+      C(passed), C(noise) and C(trusted) (false when that metric's noise exceeds O(noise_max)).
   returned: success
   type: list
   elements: dict
@@ -330,6 +340,21 @@ thresholds_passed:
   description: True when every threshold passed (also true without thresholds).
   returned: success
   type: bool
+verdict:
+  description:
+    - C(pass); C(fail) when a threshold is missed and that metric's noise is at most O(noise_max);
+      C(noisy) when only noisy metrics missed their thresholds (the result is not trusted).
+  returned: success
+  type: str
+  sample: pass
+size_bytes:
+  description: Size of the test file in bytes (resolved when O(size=auto)).
+  returned: when the directory exists
+  type: int
+summary_header:
+  description: Column header for RV(summary).
+  returned: success
+  type: str
 summary:
   description: One fixed-width summary line (job, IOPS, bw, amplification, p99, avg request, noise, verdict).
   returned: success
@@ -531,6 +556,7 @@ def run_module():
             direct=dict(type='bool', default=False),
             fadvise_hint=dict(type='str', default='0', choices=['0', '1', 'random', 'sequential', 'normal']),
             size=dict(type='str', default='256m'),
+            test_file=dict(type='str'),
             io_size=dict(type='str'),
             runtime=dict(type='int'),
             time_based=dict(type='bool', default=False),
@@ -571,16 +597,20 @@ def run_fio(module, host):
         _fail(module, 'read_ahead_kb must be >= 0')
     if not p['run_job'] and p['read_ahead_kb'] is None:
         _fail(module, 'run_job=false only makes sense with read_ahead_kb')
+    if p['test_file'] and (not p['test_file'].startswith(FILE_PREFIX) or '/' in p['test_file']):
+        _fail(module, 'test_file %r must be a base name starting with %r' % (p['test_file'], FILE_PREFIX))
+    if p['job_file'] and p['test_file']:
+        _fail(module, 'test_file cannot be used with job_file (file names come from the job sections)')
     try:
         check_extra(p['extra'])
-        size_bytes = fio_report.parse_size(p['size'])
+        size_bytes = None if p['size'] == 'auto' else fio_report.parse_size(p['size'])
         margin = fio_report.parse_size(p['free_space_margin'])
         if p['io_size']:
             fio_report.parse_size(p['io_size'])
         fio_report.check_thresholds({}, p['thresholds'])  # validates names and limits
     except FioReportError as exc:
         _fail(module, str(exc))
-    if not size_bytes:
+    if size_bytes is not None and size_bytes <= 0:
         _fail(module, 'size must be > 0')
 
     # ---- where are we? --------------------------------------------------------------------------
@@ -601,6 +631,17 @@ def run_fio(module, host):
         _fail(module, 'refusing to measure %s: %s' % (directory, exc))
     result['device'] = device
     members = host.members(device)
+    st = os.statvfs(directory)
+    free = st.f_bavail * st.f_frsize
+    result['free_bytes'] = free
+    test_file = os.path.join(directory, p['test_file'] or '%s%s.dat' % (FILE_PREFIX, p['name']))
+    if size_bytes is None:
+        if p['job_file']:
+            _fail(module, 'size=auto is not supported with job_file')
+        existing_size = os.path.getsize(test_file) if os.path.exists(test_file) else 0
+        size_bytes = fio_report.auto_size(free, existing_size)
+        p['size'] = str(size_bytes)
+    result['size_bytes'] = size_bytes
 
     # ---- readahead only -----------------------------------------------------------------------
     ra_dev = None
@@ -640,7 +681,6 @@ def run_fio(module, host):
         test_glob = os.path.join(directory, '%s%s.*.dat' % (FILE_PREFIX, p['name']))
         existing = dict((f, os.path.getsize(f)) for f in glob.glob(test_glob))
     else:
-        test_file = os.path.join(directory, '%s%s.dat' % (FILE_PREFIX, p['name']))
         base = job_argv(p, fio_bin, test_file)
         needed = size_bytes
         test_glob = None
@@ -651,10 +691,7 @@ def run_fio(module, host):
     result['cmd'] = cmd
 
     # ---- free space -------------------------------------------------------------------------------
-    st = os.statvfs(directory)
-    free = st.f_bavail * st.f_frsize
     missing = max(0, needed - sum(existing.values()))
-    result['free_bytes'] = free
     if missing + margin > free:
         _fail(module, 'not enough free space in %s: test file(s) need %s more, margin %s, free %s'
               % (directory, fio_report.fmt_bytes(missing), fio_report.fmt_bytes(margin),
@@ -712,14 +749,16 @@ def run_fio(module, host):
                     pass
 
     agg = fio_report.aggregate_runs(runs, p['noise_max'])
-    passed, checks = fio_report.check_thresholds(agg, p['thresholds'])
+    passed, checks = fio_report.check_thresholds(agg, p['thresholds'], p['noise_max'])
     result.update(agg)
     result['runs'] = runs
     result['fio_version'] = runs[-1].get('fio_version')
     result['fio_disk_util_read_bytes'] = runs[-1].get('fio_disk_util_read_bytes')
     result['thresholds'] = checks
     result['thresholds_passed'] = passed
-    result['summary'] = fio_report.summary_line(p['name'], agg, checks)
+    result['verdict'] = fio_report.verdict(checks, p['noise_max'])
+    result['summary'] = fio_report.summary_line(p['name'], agg, result['verdict'])
+    result['summary_header'] = fio_report.SUMMARY_HEADER
     if ra_dev is not None and p['restore_read_ahead'] and not result['read_ahead']['restored']:
         _fail(module, 'could not restore %s read_ahead_kb to %s' % (ra_dev, result['read_ahead']['previous']),
               **result)

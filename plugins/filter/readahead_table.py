@@ -19,7 +19,7 @@ description:
   - The same file also provides C(readahead_csv) and C(readahead_table), which format these rows as
     CSV and as a text table.
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 options:
   _input:
     description: Dict of host name to that host's C(iotune_readahead) fact.

@@ -28,7 +28,7 @@ description:
     I/O size uses C(2 x max_sectors_kb). On those kernels C(read_ahead_drift_kb) can be non-zero
     even though nobody changed the value."
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 options:
   devices:
     description:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 iotune.storage contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
@@ -48,9 +47,8 @@ def build_500(root):
     n = 0
     for i in range(200):
         name = 'nvme%dn1' % i
-        host.add_disk(name, '259:%d' % i, device={'model': 'Amazon Elastic Block Store   ',
-                                                   'serial': 'vol%017x' % i},
-                      holders=['md%d' % (i // 5)] if i < 200 else ())
+        ebs = {'model': 'Amazon Elastic Block Store   ', 'serial': 'vol%017x' % i}
+        host.add_disk(name, '259:%d' % i, device=ebs, holders=['md%d' % (i // 5)])
         host.dev_link('disk/by-id/nvme-Amazon_Elastic_Block_Store_vol%017x' % i, '../../' + name)
         host.udev_db('259:%d' % i, {'ID_SERIAL_SHORT': 'vol%017x' % i, 'DEVTYPE': 'disk'})
         n += 1
@@ -97,7 +95,7 @@ def build_500(root):
 def best_of(func, runs):
     best = None
     result = None
-    for _ in range(runs):
+    for dummy in range(runs):
         start = time.perf_counter()
         result = func()
         elapsed = time.perf_counter() - start

@@ -74,8 +74,7 @@ def test_lsblk_agrees(host, facts):
     def walk(nodes):
         for node in nodes:
             yield node
-            for child in walk(node.get("children", [])):
-                yield child
+            yield from walk(node.get("children", []))
 
     seen = 0
     for node in walk(data["blockdevices"]):

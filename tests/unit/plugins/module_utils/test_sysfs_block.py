@@ -182,7 +182,7 @@ def test_sata_disk(facts):
 
 def test_partition_shares_parent_readahead(host):
     host.write('sys/block/sda/queue/read_ahead_kb', '64\n')
-    facts, _ = sb.collect_block_devices(page_size=4096, **host.roots)
+    facts, dummy = sb.collect_block_devices(page_size=4096, **host.roots)
     part = facts['sda1']
     assert part['type'] == 'partition' and part['parent'] == 'sda'
     assert part['readahead_shared_with'] == 'sda'
@@ -228,7 +228,7 @@ def test_md_over_two_members(facts):
 
 def test_md_uuid_from_udev_when_sysfs_lacks_it(host):
     os.remove(os.path.join(host.sys, 'block', 'md0', 'md', 'uuid'))
-    facts, _ = sb.collect_block_devices(devices=['md0'], **host.roots)
+    facts, dummy = sb.collect_block_devices(devices=['md0'], **host.roots)
     assert facts['md0']['md']['uuid'] == 'ffffffff:0e4f10bf:2c47dc72:ca0b352e'
 
 
@@ -295,7 +295,7 @@ def _names(host, **kwargs):
 
 
 def test_default_selection_skips_loop_and_ram(host):
-    names, _ = _names(host)
+    names, dummy = _names(host)
     assert names == ['dm-0', 'md0', 'md127', 'nvme1n1', 'nvme2n1', 'rbd0', 'sda', 'sda1', 'sda2',
                      'sdb', 'sdc', 'sr0']
 
@@ -343,7 +343,7 @@ def test_real_host_matches_sysfs():
     names = sorted(os.listdir('/sys/block')) if os.path.isdir('/sys/block') else []
     if not names:
         pytest.fail('/sys/block is empty or missing on this machine: nothing to compare against')
-    facts, _ = sb.collect_block_devices(devices=names)
+    facts, dummy = sb.collect_block_devices(devices=names)
     assert sorted(n for n, d in facts.items() if d['type'] != 'partition') == names
     for name in names:
         q = os.path.join('/sys/block', name, 'queue')

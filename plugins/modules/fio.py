@@ -128,7 +128,7 @@ options:
     default: [50, 95, 99, 99.9]
   extra:
     description:
-      - Additional fio options, C(key: value) (passed as C(--key=value)); a value of V(null) or V(true)
+      - Additional fio options as a dict (each item passed as C(--key=value)); a value of V(null) or V(true)
         passes a bare C(--key). Options that would change the test file location, disable the
         read-only run or write are refused.
     type: dict
@@ -385,6 +385,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
 )
 
 FILE_PREFIX = 'iotune-fio.'
+# Roots of sysfs and procfs (tests point them at fake trees).
+SYS_ROOT = '/sys'
+PROC_ROOT = '/proc'
 REFUSED_KEYS = frozenset((
     'filename', 'directory', 'filename_format', 'opendir', 'readonly', 'unlink', 'unlink_each_loop',
     'rw', 'readwrite', 'create_only', 'output', 'output-format', 'trim_percentage', 'verify',
@@ -576,7 +579,7 @@ def run_module():
         ),
         supports_check_mode=True,
     )
-    run_fio(module, Measurer(module))
+    run_fio(module, Measurer(module, SYS_ROOT, PROC_ROOT))
 
 
 def _fail(module, msg, **kw):

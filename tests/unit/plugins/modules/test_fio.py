@@ -1,0 +1,304 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Tests of the fio module against a fake /sys + /proc tree and a fake fio (run_command)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ansible.module_utils import basic
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.iotune.storage.plugins.modules import fio
+
+FIXTURES = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'fio')
+MMAP_JSON = 'fio-3.33-mmap-randread-4k.json'      # 8 MiB read by the application
+MIB = 1024 ** 2
+
+
+def stat_line(read_ios, read_merges, read_sectors):
+    return '%d %d %d 7 3 0 24 1 0 9 8 0 0 0 0 0 0\n' % (read_ios, read_merges, read_sectors)
+
+
+class FakeHost(object):
+    """Fake sysfs/procfs: md9 (7:9) with members vdb, vdc, mounted on ``mnt``."""
+
+    def __init__(self, tmp_path, read_ahead_kb=4096):
+        self.root = tmp_path
+        self.sys = tmp_path / 'sys'
+        self.proc = tmp_path / 'proc'
+        self.mnt = tmp_path / 'mnt'
+        self.dir = self.mnt / 'data'
+        self.dir.mkdir(parents=True)
+        dev = self.sys / 'devices' / 'virtual' / 'block' / 'md9'
+        (dev / 'queue').mkdir(parents=True)
+        (dev / 'slaves').mkdir()
+        (dev / 'queue' / 'read_ahead_kb').write_text('%d\n' % read_ahead_kb)
+        (dev / 'stat').write_text(stat_line(100, 0, 800))
+        for m in ('vdb', 'vdc'):
+            mdev = self.sys / 'devices' / 'pci' / m
+            mdev.mkdir(parents=True)
+            (mdev / 'stat').write_text(stat_line(50, 0, 400))
+            (dev / 'slaves' / m).symlink_to(mdev)
+        (self.sys / 'class' / 'block').mkdir(parents=True)
+        (self.sys / 'dev' / 'block').mkdir(parents=True)
+        (self.sys / 'class' / 'block' / 'md9').symlink_to(dev)
+        for m in ('vdb', 'vdc'):
+            (self.sys / 'class' / 'block' / m).symlink_to(self.sys / 'devices' / 'pci' / m)
+        (self.sys / 'dev' / 'block' / '9:9').symlink_to(dev)
+        (self.proc / 'self').mkdir(parents=True)
+        (self.proc / 'sys' / 'vm').mkdir(parents=True)
+        (self.proc / 'sys' / 'vm' / 'drop_caches').write_text('')
+        (self.proc / 'self' / 'mountinfo').write_text(
+            '22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n'
+            '40 22 9:9 / %s rw,noatime shared:7 - xfs /dev/md9 rw,sunit=512,swidth=1024\n'
+            % os.path.realpath(str(self.mnt)))
+        self.calls = []
+        self.drops = 0
+        self.ra_seen = []
+        self.fail_measured = False
+        self.device_sectors = 2 * 8 * MIB // 512     # device reads per run: 2x the 8 MiB fio reads
+
+    def ra(self):
+        return int((self.sys / 'class' / 'block' / 'md9' / 'queue' / 'read_ahead_kb').read_text())
+
+    def bump(self, name, ios, sectors):
+        path = self.sys / 'class' / 'block' / name / 'stat'
+        v = [int(x) for x in path.read_text().split()]
+        v[0] += ios
+        v[2] += sectors
+        path.write_text(' '.join(str(x) for x in v) + '\n')
+
+    def run_command(self, argv, **kwargs):
+        self.calls.append(list(argv))
+        if '--create_only=1' in argv:
+            assert '--readonly' not in argv
+            fname = [a.split('=', 1)[1] for a in argv if a.startswith('--filename=')]
+            if fname and not os.path.exists(fname[0]):
+                with open(fname[0], 'wb') as f:
+                    f.write(b'\0' * 4096)
+            return 0, '{"jobs": []}', ''
+        assert '--readonly' in argv
+        self.ra_seen.append(self.ra())
+        if self.fail_measured:
+            return 1, '', 'fio: pretend failure'
+        self.bump('md9', 512, self.device_sectors)
+        self.bump('vdb', 256, self.device_sectors // 2)
+        self.bump('vdc', 256, self.device_sectors // 2)
+        with open(os.path.join(FIXTURES, MMAP_JSON)) as f:
+            return 0, f.read(), ''
+
+
+@pytest.fixture
+def host(tmp_path, monkeypatch):
+    h = FakeHost(tmp_path)
+    monkeypatch.setattr(fio, 'SYS_ROOT', str(h.sys))
+    monkeypatch.setattr(fio, 'PROC_ROOT', str(h.proc))
+    monkeypatch.setattr(basic.AnsibleModule, 'run_command', lambda self, argv, **kw: h.run_command(argv, **kw))
+    monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, required=False, opt_dirs=None: '/usr/bin/fio')
+
+    def drop(self):
+        h.drops += 1
+    monkeypatch.setattr(fio.Measurer, 'drop_caches', drop)
+    return h
+
+
+def run_module(capsys, args, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            fio.main()
+    out = capsys.readouterr().out
+    return json.loads(out)
+
+
+def base_args(h, **kw):
+    args = dict(directory=str(h.dir), name='mmap_rand4k', ioengine='mmap', size='1m',
+                io_size='8m', free_space_margin='1m')
+    args.update(kw)
+    return args
+
+
+def test_measures_amplification_and_cleans_up(host, capsys):
+    r = run_module(capsys, base_args(host, repeat=3, thresholds={'read_amplification_max': 1.5}))
+    assert r.get('failed') is not True, r
+    assert r['changed'] is False
+    assert r['device'] == 'md9'
+    assert r['io_bytes'] == 8 * MIB
+    assert r['device_read_bytes'] == 16 * MIB
+    assert r['read_amplification'] == 2.0
+    assert r['avg_request_kb'] == 32.0
+    assert r['members']['vdb']['device_read_bytes'] == 8 * MIB
+    assert r['repeat'] == 3 and len(r['runs']) == 3
+    assert r['noise']['read_amplification'] == 0.0
+    assert r['thresholds_passed'] is False and r['verdict'] == 'fail'
+    assert r['fio_version'] == 'fio-3.33'
+    # one layout, three cold measured runs
+    layout = [c for c in host.calls if '--create_only=1' in c]
+    measured = [c for c in host.calls if '--readonly' in c]
+    assert len(layout) == 1 and len(measured) == 3
+    assert host.drops == 3
+    assert '--fadvise_hint=0' in measured[0] and '--ioengine=mmap' in measured[0]
+    assert '--output-format=json' in measured[0]
+    # the test file is removed (keep_file=false) and nothing else was created
+    assert os.listdir(str(host.dir)) == []
+
+
+def test_direct_jobs_do_not_drop_caches(host, capsys):
+    r = run_module(capsys, base_args(host, direct=True, ioengine='libaio', iodepth=8))
+    assert r['iops'] > 0
+    assert host.drops == 0
+    assert '--direct=1' in r['cmd']
+
+
+def test_keep_file(host, capsys):
+    run_module(capsys, base_args(host, keep_file=True, test_file='iotune-fio.shared.dat'))
+    assert os.listdir(str(host.dir)) == ['iotune-fio.shared.dat']
+
+
+def test_read_ahead_set_for_the_run_and_restored(host, capsys):
+    r = run_module(capsys, base_args(host, read_ahead_kb=8))
+    assert host.ra_seen == [8]          # the measured fio run saw the new value
+    assert host.ra() == 4096            # and it was put back
+    assert r['read_ahead'] == {'device': 'md9', 'previous': 4096, 'used': 8, 'restored': True}
+    assert r['changed'] is False
+
+
+def test_read_ahead_restored_when_fio_fails(host, capsys):
+    host.fail_measured = True
+    r = run_module(capsys, base_args(host, read_ahead_kb=16))
+    assert r['failed'] is True
+    assert 'pretend failure' in r['msg']
+    assert host.ra_seen == [16]
+    assert host.ra() == 4096
+    assert os.listdir(str(host.dir)) == []
+
+
+def test_run_job_false_only_sets_read_ahead(host, capsys):
+    r = run_module(capsys, dict(directory=str(host.dir), read_ahead_kb=64, run_job=False))
+    assert r['changed'] is True and host.ra() == 64 and host.calls == []
+    r = run_module(capsys, dict(directory=str(host.dir), read_ahead_kb=64, run_job=False))
+    assert r['changed'] is False
+
+
+def test_check_mode_runs_nothing(host, capsys):
+    r = run_module(capsys, base_args(host, read_ahead_kb=8, repeat=2), check_mode=True)
+    assert r['changed'] is False
+    assert host.calls == [] and host.drops == 0 and host.ra() == 4096
+    assert '--readonly' in r['cmd'] and '--create_only=1' in r['layout_cmd']
+    assert 'would' in r['msg']
+    assert os.listdir(str(host.dir)) == []
+
+
+def test_check_mode_missing_directory_is_not_an_error(host, capsys):
+    r = run_module(capsys, dict(directory=str(host.root / 'nope')), check_mode=True)
+    assert not r.get('failed') and 'does not exist' in r['msg']
+
+
+def test_missing_directory_fails(host, capsys):
+    r = run_module(capsys, dict(directory=str(host.root / 'nope')))
+    assert r['failed'] and 'does not exist' in r['msg']
+
+
+def test_expected_mount_mismatch_refused(host, capsys):
+    r = run_module(capsys, base_args(host, expected_mount='/var/lib/cassandra'))
+    assert r['failed'] and 'expected_mount' in r['msg']
+    assert host.calls == []
+
+
+def test_expected_mount_match(host, capsys):
+    r = run_module(capsys, base_args(host, expected_mount=fio.mount_point_of(str(host.dir))))
+    assert not r.get('failed'), r
+
+
+def test_not_on_a_block_device_refused(host, capsys):
+    (host.proc / 'self' / 'mountinfo').write_text(
+        '40 1 0:33 / %s rw - tmpfs tmpfs rw\n' % os.path.realpath(str(host.mnt)))
+    r = run_module(capsys, base_args(host))
+    assert r['failed'] and 'refusing' in r['msg'] and host.calls == []
+
+
+def test_not_enough_free_space_refused(host, capsys):
+    st = os.statvfs(str(host.dir))
+    free = st.f_bavail * st.f_frsize
+    r = run_module(capsys, base_args(host, size=str(free)))
+    assert r['failed'] and 'not enough free space' in r['msg'] and host.calls == []
+
+
+@pytest.mark.parametrize('extra', [{'filename': '/dev/sda'}, {'rw': 'write'}, {'readonly': 0}, {'directory': '/'}])
+def test_dangerous_extra_refused(host, capsys, extra):
+    r = run_module(capsys, base_args(host, extra=extra))
+    assert r['failed'] and 'not allowed' in r['msg'] and host.calls == []
+
+
+def test_extra_options_passed(host, capsys):
+    r = run_module(capsys, base_args(host, extra={'norandommap': True, 'randrepeat': 0}))
+    assert '--norandommap' in r['cmd'] and '--randrepeat=0' in r['cmd']
+
+
+@pytest.mark.parametrize('args, match', [
+    ({'name': '../x'}, 'plain job name'),
+    ({'repeat': 0}, 'repeat'),
+    ({'time_based': True}, 'runtime'),
+    ({'size': '10%'}, 'cannot interpret size'),
+    ({'thresholds': {'speed_max': 1}}, 'unknown metric'),
+    ({'test_file': 'data.db'}, 'must be a base name'),
+])
+def test_bad_arguments(host, capsys, args, match):
+    r = run_module(capsys, base_args(host, **args))
+    assert r['failed'] and match in r['msg'], r['msg']
+
+
+def test_job_file_refusals_and_plan(host, capsys, tmp_path):
+    job = tmp_path / 'bad.fio'
+    job.write_text('[a]\nrw=randread\nfilename=/dev/md9\n')
+    r = run_module(capsys, dict(directory=str(host.dir), job_file=str(job), size='1m', free_space_margin='1m'))
+    assert r['failed'] and 'filename' in r['msg'] and host.calls == []
+    job.write_text('[a]\nrw=randwrite\n')
+    r = run_module(capsys, dict(directory=str(host.dir), job_file=str(job), size='1m', free_space_margin='1m'))
+    assert r['failed'] and 'only read and randread' in r['msg']
+    text, total = fio.job_file_plan('[global]\nsize=2m\n[a]\nnumjobs=2\n[b]\nsize=1m\n', 4 * MIB, '/srv', 'x')
+    assert total == 2 * 2 * MIB + 1 * MIB
+    assert text.startswith('[global]\ndirectory=/srv\n')
+    assert 'filename_format=iotune-fio.x.$jobname.$jobnum.$filenum.dat' in text
+
+
+def test_job_file_runs(host, capsys, tmp_path):
+    job = tmp_path / 'ok.fio'
+    job.write_text('[global]\nioengine=mmap\nfadvise_hint=0\n[mmap]\nrw=randread\nio_size=8m\n')
+    r = run_module(capsys, dict(directory=str(host.dir), job_file=str(job), size='1m', free_space_margin='1m'))
+    assert not r.get('failed'), r
+    assert r['read_amplification'] == 2.0
+    assert r['cmd'][-1].endswith('job.fio') and '--readonly' in r['cmd']
+    assert host.drops == 1
+
+
+def test_size_auto_uses_free_space(host, capsys):
+    r = run_module(capsys, base_args(host, size='auto'))
+    st = os.statvfs(str(host.dir))
+    free = st.f_bavail * st.f_frsize
+    from ansible_collections.iotune.storage.plugins.module_utils.fio_report import auto_size
+    assert r['size_bytes'] == auto_size(free)
+    assert '--size=%d' % r['size_bytes'] in r['cmd']
+
+
+def test_partition_read_ahead_goes_to_parent(tmp_path):
+    sys_root = tmp_path / 'sys'
+    disk = sys_root / 'devices' / 'pci' / 'sda'
+    (disk / 'queue').mkdir(parents=True)
+    (disk / 'queue' / 'read_ahead_kb').write_text('128\n')
+    (disk / 'sda1').mkdir()
+    (sys_root / 'class' / 'block').mkdir(parents=True)
+    (sys_root / 'class' / 'block' / 'sda').symlink_to(disk)
+    (sys_root / 'class' / 'block' / 'sda1').symlink_to(disk / 'sda1')
+    m = fio.Measurer(None, str(sys_root), str(tmp_path))
+    assert m.readahead_device('sda1') == 'sda'
+    assert m.readahead_device('sda') == 'sda'
+    assert m.members('sda') == []

@@ -103,7 +103,7 @@ demo: setup ## boot a lab VM with 4 disks and tune it with the cassandra profile
 	$(TOP)/tools/demo
 
 perf: setup ## benchmarks (not tests): facts module speed
-	$(BIN)/python tests/perf/bench_readahead_facts.py
+	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_readahead_facts.py --runs 20 --setup-cli
 
 clean: ## remove build output (keeps .venv and the lab cache)
 	rm -rf $(BUILD) tests/output

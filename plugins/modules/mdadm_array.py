@@ -352,6 +352,7 @@ class MdadmArray:
             self._cmd([self.mdadm, '--stop', self.device], 'mdadm --stop %s' % self.device)
         result = self.result_from_detail(info, stopped=True)
         result['kernel_name'] = dev.kname
+        result['array_line'] = None
         return result, {'before': before, 'after': {}}
 
     # --- state=present/assembled ----------------------------------------------------------------

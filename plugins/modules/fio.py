@@ -179,8 +179,9 @@ options:
     default: true
   run_job:
     description:
-      - If V(false), only set O(read_ahead_kb) (no fio run, no restore) and report C(changed) when the
-        value differed. Used to restore a saved value at the end of a sweep.
+      - If V(false), run no fio job. With O(read_ahead_kb) only set it (no restore) and report C(changed)
+        when the value differed (used to put a saved value back at the end of a sweep); without it only
+        report the device and its current readahead in RV(read_ahead).
     type: bool
     default: true
 """
@@ -223,10 +224,16 @@ EXAMPLES = r"""
     read_ahead_kb: 16
     keep_file: true
 
+- name: Read the current readahead of the device under /srv/data
+  iotune.storage.fio:
+    directory: /srv/data
+    run_job: false
+  register: ra_before
+
 - name: Put a saved readahead value back without running fio
   iotune.storage.fio:
     directory: /srv/data
-    read_ahead_kb: 4096
+    read_ahead_kb: "{{ ra_before.read_ahead.previous }}"
     run_job: false
 """
 
@@ -360,8 +367,10 @@ summary:
   returned: success
   type: str
 read_ahead:
-  description: Readahead handling (C(device), C(previous), C(used), C(restored)) when O(read_ahead_kb) is set.
-  returned: when O(read_ahead_kb) is set
+  description:
+    - Readahead handling - C(device) (the disk owning C(queue/read_ahead_kb)), C(previous) (value found),
+      C(used) (value in force for the runs), C(restored).
+  returned: when O(read_ahead_kb) is set or O(run_job=false)
   type: dict
   sample: {device: md0, previous: 4096, used: 8, restored: true}
 fio_version:
@@ -598,8 +607,6 @@ def run_fio(module, host):
         _fail(module, 'time_based requires runtime')
     if p['read_ahead_kb'] is not None and p['read_ahead_kb'] < 0:
         _fail(module, 'read_ahead_kb must be >= 0')
-    if not p['run_job'] and p['read_ahead_kb'] is None:
-        _fail(module, 'run_job=false only makes sense with read_ahead_kb')
     if p['test_file'] and (not p['test_file'].startswith(FILE_PREFIX) or '/' in p['test_file']):
         _fail(module, 'test_file %r must be a base name starting with %r' % (p['test_file'], FILE_PREFIX))
     if p['job_file'] and p['test_file']:
@@ -648,6 +655,14 @@ def run_fio(module, host):
 
     # ---- readahead only -----------------------------------------------------------------------
     ra_dev = None
+    if p['read_ahead_kb'] is None and not p['run_job']:
+        try:
+            ra_dev = host.readahead_device(device)
+            current = host.get_ra(ra_dev)
+        except (SysfsBlockError, OSError, ValueError) as exc:
+            _fail(module, 'cannot read readahead of %s: %s' % (device, exc))
+        result['read_ahead'] = dict(device=ra_dev, previous=current, used=current, restored=False)
+        module.exit_json(**result)
     if p['read_ahead_kb'] is not None:
         try:
             ra_dev = host.readahead_device(device)

@@ -188,6 +188,12 @@ def test_run_job_false_only_sets_read_ahead(host, capsys):
     assert r['changed'] is False
 
 
+def test_run_job_false_without_value_reports_current(host, capsys):
+    r = run_module(capsys, dict(directory=str(host.dir), run_job=False))
+    assert r['changed'] is False and host.calls == []
+    assert r['read_ahead']['device'] == 'md9' and r['read_ahead']['previous'] == 4096
+
+
 def test_check_mode_runs_nothing(host, capsys):
     r = run_module(capsys, base_args(host, read_ahead_kb=8, repeat=2), check_mode=True)
     assert r['changed'] is False

@@ -46,6 +46,7 @@ _value:
       type: list
       elements: dict
     csv: {description: CSV text of the rows., type: str}
+    table: {description: Fixed-width text table (header + one line per readahead)., type: list, elements: str}
     recommendation:
       description: read_ahead_kb, iops, read_amplification, best_iops, best_read_ahead_kb, tolerance, noisy, reason.
       type: dict
@@ -66,7 +67,18 @@ def readahead_sweep_table(results, tolerance=0.1):
         rec = fio_report.recommend(rows, float(tolerance))
     except fio_report.FioReportError as exc:
         raise AnsibleFilterError('readahead_sweep_table: %s' % exc)
-    return {'rows': rows, 'csv': fio_report.sweep_csv(rows), 'recommendation': rec}
+    table = ['%8s %10s %10s %8s %10s %8s %6s' % ('ra_kb', 'IOPS', 'dev_MB/s', 'amplif', 'p99_us', 'req_kb', 'noise')]
+    for row in rows:
+        table.append('%8d %10s %10s %8s %10s %8s %6s%s' % (
+            row['read_ahead_kb'], _num(row['iops'], '%.0f'), _num(row['device_mb_s'], '%.1f'),
+            _num(row['read_amplification'], '%.2fx'), _num(row['p99_us'], '%.0f'),
+            _num(row['avg_request_kb'], '%.1f'), _num(None if row['noise'] is None else row['noise'] * 100, '%.0f%%'),
+            ' <- recommended' if row['read_ahead_kb'] == rec['read_ahead_kb'] else ''))
+    return {'rows': rows, 'csv': fio_report.sweep_csv(rows), 'recommendation': rec, 'table': table}
+
+
+def _num(value, pattern):
+    return '-' if value is None else pattern % value
 
 
 class FilterModule(object):

@@ -337,6 +337,9 @@ def match_keys(entry, dev):
 def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False):
     """Validate entries against the devices and build the rule lines and the expected values.
 
+    allow_unmatched: True (check mode: every selector may match nothing yet), a collection of
+    selector keys that may match nothing (for example md_name before the array is created), or False.
+
     Returns a dict: rules (list of (comment, [lines])), expected {devname: {attr: value}},
     selected {devname: [selector descriptions]}, warnings, unmatched (selectors matching nothing).
     Raises TuningError with a clear message on the first problem.
@@ -361,7 +364,7 @@ def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False):
                               "scheduler on the member disks" % where)
         matched = resolve(entry, devices)
         if not matched:
-            if not allow_unmatched:
+            if not (allow_unmatched is True or (allow_unmatched and key in allow_unmatched)):
                 raise TuningError("%s: selector matches no block device on this host" % where)
             unmatched.append(where)
         # per-device validation and expected values

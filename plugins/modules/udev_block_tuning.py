@@ -120,6 +120,14 @@ options:
       - Reload, trigger and settle udev and verify the live values. With V(false) only the file is written.
     type: bool
     default: true
+  validate_only:
+    description:
+      - Only resolve and validate the entries (and check for a conflicting tuned profile), change nothing and
+        report C(changed=false). md selectors (O(devices[].md_name), O(devices[].md_uuid)) may match nothing,
+        because the play may create the array later; every other selector must match a device.
+      - Used by the profile role to reject bad input before any role changes the host.
+    type: bool
+    default: false
   settle_timeout:
     description: Seconds for C(udevadm settle).
     type: int
@@ -287,6 +295,7 @@ def argument_spec():
         rules_file=dict(type='path', default='/etc/udev/rules.d/66-iotune-storage.rules'),
         state=dict(type='str', choices=['present', 'absent'], default='present'),
         apply=dict(type='bool', default=True),
+        validate_only=dict(type='bool', default=False),
         settle_timeout=dict(type='int', default=60),
         tuned=dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
         tuned_profile=dict(type='str', default='iotune-storage'),
@@ -358,7 +367,7 @@ def main():
                   triggered=[], devices={}, readahead_changed=[], unmatched=[], tuned={})
 
     reason = container_markers(CONTAINER_ROOT)
-    if reason:
+    if reason and not p['validate_only']:
         msg = ('udev rules cannot take effect in a container (%s): systemd-udevd does not run where /sys is '
                'read-only, so block devices must be tuned on the host' % reason)
         if p['container'] == 'skip':
@@ -371,7 +380,7 @@ def main():
     path = p['rules_file']
     existing = _read_file(path)
 
-    if p['state'] == 'absent':
+    if p['state'] == 'absent' and not p['validate_only']:
         result['rules_changed'] = existing is not None
         result['changed'] = result['rules_changed']
         if module._diff and existing is not None:
@@ -395,13 +404,18 @@ def main():
                 module.fail_json(msg='scheduler_by_class key %r is not a device class (%s)'
                                  % (key, ', '.join(DEVICE_CLASSES)), **result)
     try:
-        pl = plan(p['devices'], devices, SYS_ROOT, page_kb=page_kb, allow_unmatched=module.check_mode)
+        if p['validate_only']:
+            allow = ('md_name', 'md_uuid')
+        else:
+            allow = module.check_mode
+        pl = plan(p['devices'], devices, SYS_ROOT, page_kb=page_kb, allow_unmatched=allow)
     except TuningError as e:
         module.fail_json(msg=str(e), **result)
     for warning in pl['warnings']:
         module.warn(warning)
     for where in pl['unmatched']:
-        module.warn('%s: selector matches no block device yet (check mode: predicted only)' % where)
+        if not p['validate_only']:
+            module.warn('%s: selector matches no block device yet (check mode: predicted only)' % where)
     result['unmatched'] = pl['unmatched']
 
     text = render_rules(pl['rules'], os.path.basename(path))
@@ -424,6 +438,7 @@ def main():
     if conflicts:
         detail = ', '.join('%s wants %d KiB, tuned sets %d KiB' % c for c in conflicts)
         if p['tuned'] == 'fail':
+            result['changed'] = False
             module.fail_json(msg=("tuned is active with profile %r whose [disk] readahead=%s overrides the udev "
                                   "values (%s). Set block_tuning_tuned_override: true (module option "
                                   "tuned=override) to install the override profile %r, or choose a tuned profile "
@@ -435,7 +450,7 @@ def main():
         else:
             tuned_info['override'] = True
             result['changed'] = True
-            if not module.check_mode:
+            if not module.check_mode and not p['validate_only']:
                 pdir = os.path.join(TUNED_ETC, p['tuned_profile'])
                 if not os.path.isdir(pdir):
                     os.makedirs(pdir, 0o755)
@@ -455,6 +470,9 @@ def main():
     if result['rules_changed'] or to_trigger:
         result['changed'] = True
 
+    if p['validate_only']:
+        result['changed'] = False
+        module.exit_json(**result)
     if module.check_mode:
         module.exit_json(**result)
 

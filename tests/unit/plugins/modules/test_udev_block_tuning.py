@@ -419,3 +419,16 @@ def test_absent_removes_and_reloads(host, capsys, monkeypatch):
     code, out = run(capsys, monkeypatch, fake, {'state': 'absent', 'rules_file': host.rules})
     assert code == 0 and out['changed'] is True and not os.path.exists(host.rules)
     assert fake.udevadm_calls() == [['control', '--reload']]
+
+
+def test_validate_only(host, capsys, monkeypatch):
+    fake = FakeUdev(host, APPLIED)
+    args = {'devices': [{'md_name': 'future', 'read_ahead_kb': 8}] + entries(host), 'rules_file': host.rules,
+            'validate_only': True}
+    code, out = run(capsys, monkeypatch, fake, args)
+    assert code == 0 and out['changed'] is False and out['unmatched'] == ['md_name=future']
+    assert not os.path.exists(host.rules) and fake.udevadm_calls() == []
+    # a member that does not exist is an error even in validate_only
+    args['devices'].append({'device': os.path.join(host.dev, 'disk/by-id/virtio-missing'), 'read_ahead_kb': 8})
+    code, out = run(capsys, monkeypatch, fake, args)
+    assert code == 1 and 'virtio-missing: selector matches no block device' in out['msg']

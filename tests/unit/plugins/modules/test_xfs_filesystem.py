@@ -1,0 +1,123 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.modules import xfs_filesystem as mod
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import FakeHost, fixture
+
+BINS = {'mkfs.xfs': '/sbin/mkfs.xfs', 'xfs_info': '/sbin/xfs_info', 'udevadm': None}
+MKFS = ['/sbin/mkfs.xfs', '-L', 'data', '-d', 'su=256k,sw=4', '/dev/md127']
+
+
+@pytest.fixture
+def host(tmp_path):
+    h = FakeHost(tmp_path)
+    h.disk('md127', '9:127', size_bytes=4 << 30)
+    h.md_link('data', 'md127')
+    h.md_sysfs('md127', 'raid0', 262144, 4)
+    return h
+
+
+def fs(host, check_mode=False, bins=None, **params):
+    p = {'device': '/dev/md/data', 'label': 'data', 'su_kb': None, 'sw': None}
+    p.update(params)
+    warnings = []
+    view = ds.SystemView(run_command=host.run, root=host.root)
+    obj = mod.XfsFilesystem(p, view, host.run, BINS if bins is None else bins, check_mode=check_mode,
+                            warn=warnings.append)
+    return obj, warnings
+
+
+def after_mkfs(host):
+    def side_effect(argv):
+        host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=0b7e-11\nTYPE=xfs\nLABEL=data\n')
+        return 0, 'meta-data=...', ''
+    return side_effect
+
+
+def test_creates_aligned_from_md_sysfs(host):
+    host.on(MKFS, after_mkfs(host))
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    res = fs(host)[0].apply()
+    assert host.ran(['/sbin/mkfs.xfs']) == [MKFS]
+    assert res['created'] and res['uuid'] == '0b7e-11'
+    assert res['expected'] == {'su_kb': 256, 'sw': 4, 'source': 'md'}
+    assert res['geometry']['sunit_blocks'] == 64 and res['geometry']['swidth_blocks'] == 256
+
+
+def test_created_but_misaligned_fails(host):
+    host.on(MKFS, after_mkfs(host))
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_su64k_sw4.txt'))
+    with pytest.raises(mod.FsError, match='geometry does not match the stripe: stripe unit is 64 KiB'):
+        fs(host)[0].apply()
+
+
+def test_existing_matching_xfs_left_alone(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=0b7e-11\nTYPE=xfs\nLABEL=data\n')
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    res = fs(host)[0].apply()
+    assert not res['created'] and res['uuid'] == '0b7e-11'
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_existing_xfs_wrong_label_or_geometry_fails(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=0b7e-11\nTYPE=xfs\nLABEL=old\n')
+    with pytest.raises(mod.FsError, match="labelled 'old', wanted 'data'"):
+        fs(host)[0].apply()
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=0b7e-11\nTYPE=xfs\nLABEL=data\n')
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_su64k_sw4.txt'))
+    with pytest.raises(mod.FsError, match='not aligned to the stripe'):
+        fs(host)[0].apply()
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+@pytest.mark.parametrize('probe, reason', [
+    ('TYPE=ext4\nUUID=e\n', 'ext4 filesystem signature'),
+    ('TYPE=LVM2_member\nUUID=l\n', 'LVM2 physical volume signature'),
+    ('PTTYPE=gpt\n', 'gpt partition table'),
+])
+def test_other_signatures_refused(host, probe, reason):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, probe)
+    with pytest.raises(mod.FsError) as e:
+        fs(host)[0].apply()
+    assert 'refusing /dev/md/data (/dev/md127): ' + reason in str(e.value)
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_explicit_stripe_wins(host):
+    argv = ['/sbin/mkfs.xfs', '-L', 'data', '-d', 'su=64k,sw=4', '/dev/md127']
+    host.on(argv, after_mkfs(host))
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_su64k_sw4.txt'))
+    res = fs(host, su_kb=64, sw=4)[0].apply()
+    assert res['expected']['source'] == 'parameters' and res['created']
+
+
+def test_check_mode_fresh_host(tmp_path):
+    host = FakeHost(tmp_path)
+    obj, warnings = fs(host, check_mode=True, bins={'mkfs.xfs': None, 'xfs_info': None, 'udevadm': None})
+    res = obj.apply()
+    assert res['created'] and res['uuid'] is None
+    assert 'does not exist yet' in warnings[0]
+    assert host.calls == []
+
+
+def test_check_mode_blank_device_changes_nothing(host):
+    res = fs(host, check_mode=True)[0].apply()
+    assert res['created'] and res['cmd'] == MKFS
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_missing_device_fails_outside_check_mode(tmp_path):
+    with pytest.raises(mod.FsError, match='/dev/md/data does not exist'):
+        fs(FakeHost(tmp_path))[0].apply()
+
+
+def test_label_too_long(host):
+    with pytest.raises(mod.FsError, match='longer than 12'):
+        fs(host, label='a' * 13)[0].apply()

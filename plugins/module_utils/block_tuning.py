@@ -334,9 +334,21 @@ def match_keys(entry, dev):
 # planning
 
 
-def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False):
+def loadable_schedulers(modules_dir):
+    """Scheduler names the kernel can load on demand (writing the name loads '<name>-iosched')."""
+    names = set()
+    text = read_text(os.path.join(modules_dir, 'modules.alias')) if modules_dir else None
+    for line in (text or '').splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] == 'alias' and parts[1].endswith('-iosched'):
+            names.add(parts[1][:-len('-iosched')])
+    return names
+
+
+def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False, loadable=()):
     """Validate entries against the devices and build the rule lines and the expected values.
 
+    loadable: scheduler names not listed by a device yet but loadable as a module (bfq, kyber).
     allow_unmatched: True (check mode: every selector may match nothing yet), a collection of
     selector keys that may match nothing (for example md_name before the array is created), or False.
 
@@ -383,7 +395,7 @@ def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False):
                     raise TuningError("%s: device %s has no configurable I/O scheduler (md, dm and other "
                                       "bio-based devices have none; set the scheduler on the member "
                                       "disks)" % (where, dev['name']))
-                if sched not in dev['schedulers_available']:
+                if sched not in dev['schedulers_available'] and sched not in loadable:
                     raise TuningError("%s: scheduler %r is not offered by device %s (available: %s)"
                                       % (where, sched, dev['name'], ' '.join(dev['schedulers_available'])))
                 exp['scheduler'] = sched

@@ -75,7 +75,8 @@ options:
         type: str
       scheduler:
         description:
-          - I/O scheduler name (C(none), C(mq-deadline), C(kyber), C(bfq)); must be offered by every matched device.
+          - I/O scheduler name (C(none), C(mq-deadline), C(kyber), C(bfq)); must be offered by every matched device,
+            or be available as a kernel module (C(<name>-iosched) alias), which the kernel loads when the name is written.
           - C(deadline) is accepted as the kernel alias of C(mq-deadline); legacy C(noop) and C(cfq) are rejected.
           - md arrays have no scheduler; set it on their members.
         type: str
@@ -251,6 +252,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
     collect_devices,
     compare,
     container_markers,
+    loadable_schedulers,
     plan,
     read_live,
     render_rules,
@@ -265,6 +267,7 @@ CONTAINER_ROOT = '/'
 SYS_ROOT = '/sys'
 DEV_ROOT = '/dev'
 UDEV_ROOT = '/run/udev'
+MODULES_ROOT = '/lib/modules'
 
 SELECTORS = ['device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel']
 
@@ -408,7 +411,8 @@ def main():
             allow = ('md_name', 'md_uuid')
         else:
             allow = module.check_mode
-        pl = plan(p['devices'], devices, SYS_ROOT, page_kb=page_kb, allow_unmatched=allow)
+        pl = plan(p['devices'], devices, SYS_ROOT, page_kb=page_kb, allow_unmatched=allow,
+                  loadable=loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2])))
     except TuningError as e:
         module.fail_json(msg=str(e), **result)
     for warning in pl['warnings']:

@@ -41,6 +41,7 @@ def host(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, 'SYS_ROOT', h.sys)
     monkeypatch.setattr(mod, 'DEV_ROOT', h.dev)
     monkeypatch.setattr(mod, 'UDEV_ROOT', h.udev)
+    monkeypatch.setattr(mod, 'MODULES_ROOT', str(tmp_path / 'nomodules'))
     monkeypatch.setattr(mod, 'CONTAINER_ROOT', str(tmp_path / 'noroot'))
     monkeypatch.setattr(mod, 'TUNED_ETC', str(tmp_path / 'etc' / 'tuned'))
     monkeypatch.setattr(mod, 'TUNED_DIRS', (str(tmp_path / 'etc' / 'tuned'), str(tmp_path / 'usr' / 'lib' / 'tuned')))
@@ -432,3 +433,17 @@ def test_validate_only(host, capsys, monkeypatch):
     args['devices'].append({'device': os.path.join(host.dev, 'disk/by-id/virtio-missing'), 'read_ahead_kb': 8})
     code, out = run(capsys, monkeypatch, fake, args)
     assert code == 1 and 'virtio-missing: selector matches no block device' in out['msg']
+
+
+def test_scheduler_loadable_as_module(host, tmp_path):
+    mods = tmp_path / 'modules'
+    mods.mkdir()
+    (mods / 'modules.alias').write_text('alias bfq-iosched bfq\nalias kyber-iosched kyber_iosched\nalias pci:v* x\n')
+    loadable = bt.loadable_schedulers(str(mods))
+    assert loadable == {'bfq', 'kyber'}
+    devices = bt.collect_devices(host.sys, host.dev, host.udev)
+    # vdb lists only "[mq-deadline] none": bfq is accepted because the kernel can load it on write
+    pl = bt.plan([{'serial': 'lab-disk-0', 'scheduler': 'bfq'}], devices, host.sys, loadable=loadable)
+    assert pl['expected']['vdb'] == {'scheduler': 'bfq'}
+    with pytest.raises(bt.TuningError, match="scheduler 'bfq' is not offered by device vdb"):
+        bt.plan([{'serial': 'lab-disk-0', 'scheduler': 'bfq'}], devices, host.sys)

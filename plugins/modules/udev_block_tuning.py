@@ -27,14 +27,16 @@ description:
     (O(tuned=fail)) or installs an override profile without the disk unit (O(tuned=override)).
   - Refuses to run in a container, where systemd-udevd does not run.
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details:
       - Reports the rules diff and the devices that would be triggered. Selectors that match no device yet
         (for example an md array that the same play would create) produce a warning instead of an error.
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
 options:
   devices:
@@ -449,8 +451,8 @@ def main():
                                   "without disk readahead" % (tuned_info['profile'], tuned_info['readahead'],
                                                               detail, p['tuned_profile'])), **result)
         elif p['tuned'] == 'ignore':
-            module.warn('tuned profile %r sets readahead=%s: %s' % (tuned_info['profile'], tuned_info['readahead'],
-                                                                   detail))
+            module.warn('tuned profile %r sets readahead=%s: %s'
+                        % (tuned_info['profile'], tuned_info['readahead'], detail))
         else:
             tuned_info['override'] = True
             result['changed'] = True
@@ -502,8 +504,8 @@ def main():
         after = read_live(SYS_ROOT, name)
         result['devices'][name]['after'] = after
         for attr, (want, have) in sorted(compare(expected[name], after).items()):
-            failures.append('%s (%s): %s expected %s, live %s' % (name, ', '.join(pl['selected'][name]), attr,
-                                                                   want, have))
+            failures.append('%s (%s): %s expected %s, live %s'
+                            % (name, ', '.join(pl['selected'][name]), attr, want, have))
     result['readahead_changed'] = sorted(
         name for name in expected
         if result['devices'][name]['before'].get('read_ahead_kb') != result['devices'][name]['after'].get('read_ahead_kb'))

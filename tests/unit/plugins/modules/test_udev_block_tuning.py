@@ -227,8 +227,8 @@ def test_tuned_chain(tmp_path):
     write_tuned(lib, 'throughput-performance', '[main]\nsummary=x\n[disk]\nreadahead=>4096\n')
     write_tuned(lib, 'virtual-guest', '[main]\ninclude=throughput-performance\n[vm]\ntransparent_hugepages=never\n')
     write_tuned(lib, 'balanced', '[main]\nsummary=y\n[cpu]\ngovernor=conservative\n')
-    write_tuned(etc, 'iotune-storage', bt.TUNED_OVERRIDE_TEMPLATE.format(parent='virtual-guest', rules_file='r',
-                                                                        readahead='>4096'))
+    override = bt.TUNED_OVERRIDE_TEMPLATE.format(parent='virtual-guest', rules_file='r', readahead='>4096')
+    write_tuned(etc, 'iotune-storage', override)
     dirs = (str(etc), str(lib))
     ra = bt.tuned_readahead('virtual-guest', dirs)
     assert ra == ('>4096', 'throughput-performance')
@@ -274,7 +274,9 @@ class FakeUdev(object):
 
 
 def run(capsys, monkeypatch, fake, args, check=False, diff=False):
-    monkeypatch.setattr(mod.AnsibleModule, 'run_command', lambda self, argv, **kw: fake(self, argv, **kw))
+    def run_command(self, argv, **kw):
+        return fake(self, argv, **kw)
+    monkeypatch.setattr(mod.AnsibleModule, 'run_command', run_command)
     monkeypatch.setattr(mod.AnsibleModule, 'get_bin_path',
                         lambda self, name, required=False, opt_dirs=None: '/usr/bin/' + name
                         if name in ('udevadm', 'systemctl') or (name == 'tuned-adm' and fake.values.get('_tuned'))
@@ -376,9 +378,8 @@ def test_bad_input_fails_before_any_change(host, capsys, monkeypatch):
 
 def test_both_units_rejected_by_argument_spec(host, capsys, monkeypatch):
     fake = FakeUdev(host, APPLIED)
-    code, out = run(capsys, monkeypatch, fake, {'devices': [{'md_name': 'data', 'read_ahead_kb': 8,
-                                                              'read_ahead_sectors': 16}],
-                                                 'rules_file': host.rules})
+    both = {'md_name': 'data', 'read_ahead_kb': 8, 'read_ahead_sectors': 16}
+    code, out = run(capsys, monkeypatch, fake, {'devices': [both], 'rules_file': host.rules})
     assert code == 1 and 'mutually exclusive' in out['msg']
 
 

@@ -18,7 +18,7 @@ description:
   - The host verdict is C(fail) if a job failed, else C(noisy) if a job was noisy, else C(pass)
     (C(not measured) when nothing was measured).
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 options:
   _input:
     description: The C(results) list of the registered loop.

@@ -15,7 +15,7 @@ description:
     values and returns the sweep table (one row per readahead, sorted), its CSV text and the recommendation -
     the smallest readahead whose IOPS is within O(tolerance) of the best IOPS.
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 options:
   _input:
     description: The C(results) list of the registered loop (failed or skipped items are ignored).

@@ -380,6 +380,7 @@ def summary_line(name, result, status='pass'):
 SUMMARY_HEADER = '%-16s %10s %10s %8s %10s %8s %7s  %s' % (
     'job', 'IOPS', 'bw', 'amplif', 'p99', 'avg_req', 'noise', 'verdict')
 
+
 def count_job_file_sections(text):
     """Return [(section, {key: value})] of a fio job file, [global] sections included.
 
@@ -472,14 +473,22 @@ def recommend(rows, tolerance=0.1):
     }
 
 
+def _csv_cell(value):
+    if value is None:
+        return ''
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, float):
+        return '%g' % value
+    return str(value)
+
+
 def sweep_csv(rows):
     """CSV text (header + rows) of sweep_rows()."""
     lines = [','.join(SWEEP_COLUMNS)]
     for row in rows:
         cells = []
         for col in SWEEP_COLUMNS:
-            value = row.get(col)
-            cells.append('' if value is None else ('%g' % value if isinstance(value, float) else str(value).lower()
-                                                  if isinstance(value, bool) else str(value)))
+            cells.append(_csv_cell(row.get(col)))
         lines.append(','.join(cells))
     return '\n'.join(lines) + '\n'

@@ -120,9 +120,11 @@ def parse_detail_export(text):
     env = parse_export(text)
     members = {}
     for key, value in env.items():
-        m = re.match(r'^MD_DEV_(.+)_ROLE$', key)
+        # mdadm 4.2: MD_DEVICE_dev_vdb_ROLE=0 and MD_DEVICE_dev_vdb_DEV=/dev/vdb
+        m = re.match(r'^MD_DEVICE_(.+)_DEV$', key)
         if m:
-            members[m.group(1)] = _int(value) if value.isdigit() else value
+            role = env.get('MD_DEVICE_%s_ROLE' % m.group(1))
+            members[os.path.basename(value)] = _int(role) if role and role.isdigit() else role
     return {
         'level': env.get('MD_LEVEL'),
         'raid_devices': _int(env.get('MD_DEVICES')),
@@ -156,6 +158,16 @@ def blkid_uuid_to_mdadm(uuid):
     if len(flat) != 32:
         return uuid
     return ':'.join(flat[i:i + 8] for i in range(0, 32, 8))
+
+
+def predicted_md_name(name, homehost, hostname):
+    """Superblock name mdadm will record: plain with homehost <none>, else 'host:name'."""
+    if homehost == '<none>':
+        return name
+    host = hostname if not homehost or homehost == '<system>' else homehost
+    if not host or len(host) + 1 + len(name) >= 32:
+        return name
+    return '%s:%s' % (host, name)
 
 
 def array_line(name, metadata, uuid, md_name):

@@ -33,12 +33,14 @@ description:
   - Device counters include every I/O on the device during the run; other activity on the same
     filesystem inflates RV(device_read_bytes) and RV(read_amplification).
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
-    details: Runs nothing, reports the fio command lines that would run.
+    details: Runs nothing, reports the fio command lines that would run (C(changed) is always false).
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - It is a measurement, so it reports C(changed=false), except with O(run_job=false) where it only

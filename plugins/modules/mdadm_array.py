@@ -76,12 +76,16 @@ options:
     default: '1.2'
   homehost:
     description:
-      - Value for C(mdadm --homehost) at create time.
-      - The default V(any) stores the plain name in the superblock (no C(host:) prefix), so the
-        array keeps its name C(/dev/md/NAME) on this host after a reboot, after a hostname change,
-        and when its disks are moved to another host. With a host name, mdadm prefixes the name
-        with it and assembles the array under a "foreign" name (C(NAME_0), C(md127)) wherever the
-        hostname does not match.
+      - Value for C(mdadm --homehost) at create time; the superblock name becomes C(HOMEHOST:NAME).
+      - The default V(any) is mdadm's wildcard host. Measured with mdadm 4.2 (Debian 12): an array
+        created with C(--homehost=any) is stored as C(any:NAME) and udev incremental assembly
+        (C(mdadm --incremental)) starts it as C(/dev/md/NAME) with C(MD_FOREIGN=no) - on this host,
+        after a hostname change and on any other host the disks are moved to.
+      - With a host name (mdadm's own default is this host's name), the array is local only where
+        the hostname matches and comes up as C(NAME_0)/C(md127) elsewhere. V(<none>) stores the plain
+        name, which mdadm 4.2 treats as foreign (C(NAME_0)) everywhere unless mdadm.conf lists it.
+      - In addition the P(iotune.storage.raid0#role) role writes an ARRAY line (UUID and name) into
+        mdadm.conf and the initramfs.
       - Only used when the array is created.
     type: str
     default: any
@@ -188,17 +192,17 @@ raid_disks:
   type: int
   sample: 4
 md_name:
-  description: Name stored in the superblock (C(NAME) with O(homehost=any), else C(host:NAME)).
+  description: Name stored in the superblock (C(HOMEHOST:NAME), e.g. C(any:data) by default).
   returned: always
   type: str
-  sample: data
+  sample: any:data
 array_line:
   description:
     - Line for mdadm.conf that pins the array to C(/dev/md/NAME) by UUID and name.
     - V(null) when the UUID is not known yet (check mode create) or for O(state=absent).
   returned: always
   type: str
-  sample: ARRAY /dev/md/data metadata=1.2 UUID=3d0e6a1c:5b2f9d44:8a1e7c02:91f0b3aa name=data
+  sample: ARRAY /dev/md/data metadata=1.2 UUID=3d0e6a1c:5b2f9d44:8a1e7c02:91f0b3aa name=any:data
 created:
   description: Whether the array was (or in check mode would be) created.
   returned: always
@@ -219,6 +223,7 @@ wiped:
 """
 
 import os
+import socket
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -452,14 +457,16 @@ class MdadmArray:
         if self.check_mode:
             info = {'uuid': None, 'level': after['level'], 'chunk_kb': p['chunk_kb'],
                     'members': desired['members'], 'raid_devices': len(devices),
-                    'name': self.name if p['homehost'] == 'any' else '%s:%s' % (p['homehost'], self.name)}
+                    'name': md.predicted_md_name(self.name, p['homehost'], socket.gethostname())}
             return (self.result_from_detail(info, created=True, wiped=wiped),
                     {'before': empty_before, 'after': after})
         for dev in to_wipe:
             self._cmd([self.view.wipefs, '-a', dev.resolved], 'wipefs -a %s' % dev.label)
         argv = [self.mdadm, '--create', self.device, '--run', '--level=%d' % p['level'],
                 '--raid-devices=%d' % len(devices), '--chunk=%d' % p['chunk_kb'],
-                '--metadata=%s' % p['metadata'], '--name=%s' % self.name, '--homehost=%s' % p['homehost']]
+                '--metadata=%s' % p['metadata'], '--name=%s' % self.name]
+        if p['homehost']:
+            argv.append('--homehost=%s' % p['homehost'])
         if len(devices) == 1:
             argv.append('--force')
         argv += [d.resolved for d in devices]

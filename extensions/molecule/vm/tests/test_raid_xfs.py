@@ -51,8 +51,8 @@ def test_array_is_raid0_over_the_first_four_disks(host, lab_disks):
     members = sorted(re.findall(r'active sync\s+(/dev/\S+)$', detail, re.M))
     wanted = sorted(realpath(host, d['by_id']) for d in lab_disks[0:4])
     assert members == wanted
-    # the superblock name carries no homehost prefix: the array keeps its name on any host
-    assert detail_export(host)['MD_NAME'] == 'data'
+    # homehost "any" (mdadm's wildcard): the array is local on every host, see docs/raid0.md
+    assert detail_export(host)['MD_NAME'] == 'any:data'
 
 
 def test_xfs_is_aligned_to_the_stripe(host):
@@ -96,7 +96,7 @@ def test_mdadm_conf_has_exactly_one_line_for_data(host):
     array_lines = [line for line in conf.splitlines() if line.startswith('ARRAY')]
     ours = [line for line in array_lines
             if '/dev/md/data ' in line or 'UUID=%s' % uuid in line or re.search(r'name=(\S+:)?data\b', line)]
-    assert ours == ['ARRAY /dev/md/data metadata=1.2 UUID=%s name=data' % uuid]
+    assert ours == ['ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % uuid]
 
 
 def test_initramfs_contains_the_mdadm_conf(host):
@@ -110,7 +110,7 @@ def test_initramfs_contains_the_mdadm_conf(host):
         host.check_output('unmkinitramfs %s %s', image, tmp)
         path = host.check_output('find %s -path "*etc/mdadm/mdadm.conf" -print -quit', tmp)
         content = host.file(path).content_string
-        assert 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=data' % uuid in content
+        assert 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % uuid in content
     finally:
         host.run('rm -rf %s', tmp)
 

@@ -28,7 +28,7 @@ description:
   - Check mode predicts the result without changing anything, also on a host where mdadm is not
     installed yet (the prediction then relies on C(blkid), part of util-linux).
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 options:
   name:
     description:
@@ -77,7 +77,7 @@ options:
   homehost:
     description:
       - Value for C(mdadm --homehost) at create time; the superblock name becomes C(HOMEHOST:NAME).
-      - The default V(any) is mdadm's wildcard host. Measured with mdadm 4.2 (Debian 12): an array
+      - The default V(any) is mdadm's wildcard host. Measured with mdadm 4.2 (Debian 12), an array
         created with C(--homehost=any) is stored as C(any:NAME) and udev incremental assembly
         (C(mdadm --incremental)) starts it as C(/dev/md/NAME) with C(MD_FOREIGN=no) - on this host,
         after a hostname change and on any other host the disks are moved to.
@@ -414,8 +414,8 @@ class MdadmArray:
                         raise ArrayError(
                             'array %s (UUID %s) is running as /dev/%s but %s does not exist (it was '
                             'assembled under a foreign name); stop it with "mdadm --stop /dev/%s" and run '
-                            'again to assemble it as %s' % (self.name, info.get('uuid'), holder, self.device,
-                                                           holder, self.device))
+                            'again to assemble it as %s'
+                            % (self.name, info.get('uuid'), holder, self.device, holder, self.device))
 
         # 3. inactive array on the members?
         if self.mdadm is not None:

@@ -27,7 +27,7 @@ description:
   - Check mode predicts the result; on a fresh host (no xfsprogs, device not created yet) it reports
     V(changed=true) and a warning instead of failing.
 author:
-  - iotune.storage contributors
+  - iotune.storage contributors (@iotune)
 options:
   device:
     description:
@@ -207,9 +207,9 @@ class XfsFilesystem:
 
         refusals, dummy = ds.check_writable(self.view, [dev], set())
         if refusals:
-            raise FsError('not creating XFS: %s' % ' | '.join(r.replace('; add it to wipe_devices to allow wiping',
-                                                                      '; wipe it yourself if the data is not needed')
-                                                            for r in refusals))
+            hint = '; wipe it yourself if the data is not needed'
+            raise FsError('not creating XFS: %s' % ' | '.join(
+                r.replace('; add it to wipe_devices to allow wiping', hint) for r in refusals))
         argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'])
         if self.check_mode:
             if not self.bins.get('mkfs.xfs'):

@@ -6,7 +6,7 @@
 
 Assumes: array ``data`` on lab_disks[0:4], chunk 256 KiB, XFS label ``data`` on /var/lib/cassandra;
 lab_disks[4:7] prepared by prepare_refusals.yml (XFS + probe file, LVM2 PV, GPT).
-Reboot checks need the side effect described in docs/raid0.md (reboot probe files in /var/tmp).
+Reboot checks need side_effect.yml: it writes reboot-probe.bin on the array plus its checksum, then reboots.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ MOUNTPOINT = '/var/lib/cassandra'
 MD = '/dev/md/data'
 CHUNK_KB = 256
 PROBE_DIR = '/var/tmp/iotune-probe'
-REBOOT_FILE = MOUNTPOINT + '/iotune-reboot-probe.bin'
-REBOOT_SUM = '/var/tmp/iotune-reboot-probe.sha256'
-REBOOT_BOOT_ID = '/var/tmp/iotune-reboot-probe.boot_id'
+# written by side_effect.yml right before it reboots the VM
+REBOOT_FILE = MOUNTPOINT + '/reboot-probe.bin'
+REBOOT_SUM = PROBE_DIR + '/reboot.sha256'
 
 
 @pytest.fixture(scope='module')
@@ -118,8 +118,8 @@ def test_initramfs_contains_the_mdadm_conf(host):
 def test_array_and_data_survive_reboot(host):
     if not host.file(REBOOT_SUM).exists:
         pytest.skip('the reboot side effect did not run (%s missing)' % REBOOT_SUM)
-    boot_id = host.file('/proc/sys/kernel/random/boot_id').content_string.strip()
-    assert host.file(REBOOT_BOOT_ID).content_string.strip() != boot_id, 'the host did not reboot'
+    btime = int(re.search(r'^btime (\d+)$', host.file('/proc/stat').content_string, re.M).group(1))
+    assert host.file(REBOOT_SUM).mtime.timestamp() < btime, 'the host did not reboot after the probe was written'
     assert host.file(MD).exists
     assert host.mount_point(MOUNTPOINT).exists
     assert realpath(host, host.mount_point(MOUNTPOINT).device) == realpath(host, MD)

@@ -95,7 +95,7 @@ molecule-vm: setup ## molecule `vm` scenario (qemu lab VM; minutes under softwar
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo
-.PHONY: demo lab-image perf clean
+.PHONY: demo lab-image perf benchmark clean
 lab-image: setup ## build (or reuse) the lab's Debian 12 base image
 	$(TOP)/tools/lab build
 
@@ -104,6 +104,9 @@ demo: setup ## boot a lab VM with 4 disks and tune it with the cassandra profile
 
 perf: setup ## benchmarks (not tests): facts module speed
 	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_readahead_facts.py --runs 20 --setup-cli
+
+benchmark: setup ## lab benchmark (tuned vs untuned, array vs members) -> docs/benchmarks.md
+	$(TOP)/tools/benchmark
 
 clean: ## remove build output (keeps .venv and the lab cache)
 	rm -rf $(BUILD) tests/output

@@ -23,6 +23,7 @@ export CONTAINERS_CONF := $(TOP)/.lab/containers.conf
 export ANSIBLE_FORCE_COLOR := 0
 export PY_COLORS := 0
 export ANSIBLE_NOCOLOR := 1
+export NO_COLOR := 1
 
 .PHONY: help
 help: ## list the targets

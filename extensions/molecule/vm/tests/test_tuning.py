@@ -88,6 +88,8 @@ class Playbook(object):
             self.inventory_args += ["-i", inv]
         self.hostname = hostname
         self.env = dict(os.environ)
+        # molecule's ansible.cfg enables profile_tasks, whose recap would follow the JSON on stdout
+        self.env.pop("ANSIBLE_CONFIG", None)
         self.env.setdefault("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, "build", "collections"))
         self.env["ANSIBLE_HOST_KEY_CHECKING"] = "false"
         self.env["ANSIBLE_NOCOLOR"] = "1"

@@ -657,20 +657,17 @@ def run_fio(module, host):
 
     # ---- readahead only -----------------------------------------------------------------------
     ra_dev = None
-    if p['read_ahead_kb'] is None and not p['run_job']:
-        try:
-            ra_dev = host.readahead_device(device)
-            current = host.get_ra(ra_dev)
-        except (SysfsBlockError, OSError, ValueError) as exc:
-            _fail(module, 'cannot read readahead of %s: %s' % (device, exc))
-        result['read_ahead'] = dict(device=ra_dev, previous=current, used=current, restored=False)
-        module.exit_json(**result)
-    if p['read_ahead_kb'] is not None:
+    if p['read_ahead_kb'] is not None or not p['run_job']:
         try:
             ra_dev = host.readahead_device(device)
             previous = host.get_ra(ra_dev)
         except (SysfsBlockError, OSError, ValueError) as exc:
             _fail(module, 'cannot read readahead of %s: %s' % (device, exc))
+    if p['read_ahead_kb'] is None and not p['run_job']:
+        # readahead only: report the current value and run nothing
+        result['read_ahead'] = dict(device=ra_dev, previous=previous, used=previous, restored=False)
+        module.exit_json(**result)
+    if p['read_ahead_kb'] is not None:
         result['read_ahead'] = dict(device=ra_dev, previous=previous, used=None, restored=False)
         if not p['run_job']:
             changed = previous != p['read_ahead_kb']

@@ -65,3 +65,17 @@ def test_block_tuning_refuses_in_a_container():
 
 def test_no_rules_file_left_behind(host):
     assert not host.file("/etc/udev/rules.d/66-iotune-storage.rules").exists
+
+
+def test_check_mode_predicts_and_changes_nothing(host):
+    before = host.check_output("sha256sum /etc/ceph/ceph.conf")
+    proc = subprocess.run(
+        ["ansible-playbook", "--check", "--diff", "-i", os.path.join(SCENARIO, "inventory"),
+         os.path.join(SCENARIO, "check_mode.yml")],
+        capture_output=True, text=True, check=False, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "changed=1" in out, out
+    assert "+rbd readahead max bytes = 1048576" in out, out
+    assert host.check_output("sha256sum /etc/ceph/ceph.conf") == before
+    assert "rbd readahead max bytes = 4194304" in host.file("/etc/ceph/ceph.conf").content_string

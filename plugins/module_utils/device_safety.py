@@ -21,6 +21,8 @@ import json
 import os
 import stat
 
+from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import parse_mountinfo
+
 __metaclass__ = type
 
 
@@ -161,17 +163,10 @@ class SystemView:
     def mounts(self):
         """List of (major, minor, mountpoint, source) from /proc/self/mountinfo."""
         result = []
-        for line in (self._read('/proc/self/mountinfo', '') or '').splitlines():
-            fields = line.split()
-            if len(fields) < 5 or ':' not in fields[2]:
-                continue
-            major, minor = fields[2].split(':', 1)
-            source = ''
-            if ' - ' in line:
-                tail = line.split(' - ', 1)[1].split()
-                source = tail[1] if len(tail) > 1 else ''
+        for mount in parse_mountinfo(self._read('/proc/self/mountinfo', '')):
+            major, dummy, minor = mount['maj_min'].partition(':')
             try:
-                result.append((int(major), int(minor), fields[4], source))
+                result.append((int(major), int(minor), mount['mountpoint'], mount['source'] or ''))
             except ValueError:
                 continue
         return result

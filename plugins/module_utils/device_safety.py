@@ -5,14 +5,19 @@
 
 """Safety checks for block devices that are about to be written (mdadm --create, mkfs, wipefs).
 
-Everything here only *reads*: /proc/self/mountinfo, /proc/swaps, /sys/class/block and the output
-of ``blkid -p`` / ``wipefs --no-act --json``. The callers decide what to do with the findings.
+Everything here only *reads*: /proc/self/mountinfo, /proc/swaps, /sys/class/block, the output
+of ``blkid -p`` / ``wipefs --no-act --json`` and the first, second and last MiB of the device itself.
+The callers decide what to do with the findings.
 
 A device is *in use* when it (or one of its partitions) is mounted, is listed in /proc/swaps or has
 holders (an active md array, device-mapper/LVM, ...). An in-use device is never touched, not even
 when the user opted in to wiping it. A device that merely *carries a signature* (any filesystem,
 LVM2 PV, md superblock, partition table, ...) is refused unless the user explicitly listed it in
-the opt-in list (``wipe_devices``).
+the opt-in list (``wipe_devices``). A device without any signature whose first MiB, the MiB at
+offset 1 MiB (2048 sectors, where partitions usually start) or last MiB holds non-zero bytes is
+refused as well (a filesystem whose partition table was lost looks blank to blkid and wipefs).
+A partition whose parent disk or sibling partitions are in use is refused unless the user listed it
+(``allow_shared_disk``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,14 @@ import stat
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import parse_mountinfo
 
 __metaclass__ = type
+
+
+MIB = 1024 * 1024
+READ_BUFFER = 64 * 1024
+
+WIPE_HINT = 'add it to wipe_devices to allow wiping'
+DATA_HINT = 'add it to wipe_devices to allow overwriting it'
+SHARED_HINT = 'add it to allow_shared_disk to use it anyway'
 
 
 class DeviceError(Exception):
@@ -152,6 +165,24 @@ class SystemView:
         except OSError:
             return []
 
+    def slaves(self, kname):
+        base = self.path(self.sys_block(kname, 'slaves'))
+        try:
+            return sorted(os.listdir(base))
+        except OSError:
+            return []
+
+    def parent_disk(self, kname):
+        """Kernel name of the whole disk a partition belongs to; None for a whole disk.
+
+        A partition has a ``partition`` attribute; its sysfs directory sits inside the disk's one.
+        """
+        if self._read(self.sys_block(kname, 'partition')) is None:
+            return None
+        real = os.path.realpath(self.path(self.sys_block(kname)))
+        parent = os.path.basename(os.path.dirname(real))
+        return parent or None
+
     def majmin_of(self, kname):
         value = self.sys_read(kname, 'dev')
         if not value or ':' not in value:
@@ -171,6 +202,22 @@ class SystemView:
                 continue
         return result
 
+    def mounted_majmins(self):
+        """{(major, minor): [mountpoint, ...]} of every mount, also for filesystems (btrfs, ...) that show
+        an anonymous device number: their source (``/dev/...``) is resolved too."""
+        result = {}
+        for major, minor, mountpoint, source in self.mounts():
+            keys = [(major, minor)]
+            if major == 0 and source.startswith('/dev/') and self.exists(source):
+                mm = self.block_majmin(self.realpath(source))
+                if mm:
+                    keys.append(mm)
+            for key in keys:
+                points = result.setdefault(key, [])
+                if mountpoint not in points:
+                    points.append(mountpoint)
+        return result
+
     def swaps(self):
         """Resolved paths listed in /proc/swaps."""
         result = []
@@ -180,6 +227,31 @@ class SystemView:
             if fields:
                 result.append(fields[0].replace('\\040', ' '))
         return result
+
+    # --- content ---------------------------------------------------------------------------------
+    def device_size(self, resolved):
+        """Size in bytes from seeking to the end (used when sysfs has no size)."""
+        with open(self.path(resolved), 'rb') as f:
+            return f.seek(0, os.SEEK_END)
+
+    def first_nonzero(self, resolved, offset, length):
+        """Absolute offset of the first non-zero byte in [offset, offset+length), or None.
+
+        Reads in small buffers and stops at the first non-zero byte.
+        """
+        with open(self.path(resolved), 'rb') as f:
+            f.seek(offset)
+            pos = offset
+            end = offset + length
+            while pos < end:
+                chunk = f.read(min(READ_BUFFER, end - pos))
+                if not chunk:
+                    return None
+                stripped = chunk.lstrip(b'\x00')
+                if stripped:
+                    return pos + len(chunk) - len(stripped)
+                pos += len(chunk)
+        return None
 
     # --- probing tools -------------------------------------------------------------------------
     def run(self, argv):
@@ -201,16 +273,23 @@ class SystemView:
         return parse_export(out)
 
     def wipefs_signatures(self, resolved):
-        """All signatures ``wipefs --no-act --json`` sees (list of dicts), or None if unusable."""
+        """All signatures ``wipefs --no-act --json`` sees (list of dicts; empty output = none).
+
+        A failure (rc != 0) or output that is not the expected JSON raises DeviceError, like a
+        failed blkid: a device that cannot be probed is never taken for a blank one.
+        """
         rc, out, err = self.run([self.wipefs, '--no-act', '--json', resolved])
         if rc != 0:
-            return None
+            raise DeviceError('wipefs --no-act %s failed (rc=%s): %s' % (resolved, rc, (err or out).strip()))
         if not out.strip():
             return []
         try:
             data = json.loads(out)
         except ValueError:
-            return None
+            data = None
+        if not isinstance(data, dict) or not isinstance(data.get('signatures', []), list):
+            raise DeviceError('wipefs --no-act --json %s printed output that is not its JSON: %r'
+                              % (resolved, out.strip()[:200]))
         return data.get('signatures') or []
 
 
@@ -262,32 +341,88 @@ def resolve_all(view, paths):
 
 def usage(view, dev):
     """Reasons why a device is in use (mounted, swap, held), for the disk and its partitions."""
+    nodes = [(dev.kname, dev.majmin)] + [(k, view.majmin_of(k)) for k in view.partitions(dev.kname)]
+    return nodes_usage(view, nodes, dev.kname)
+
+
+def nodes_usage(view, nodes, main):
+    """Reasons why any of ``nodes`` [(kname, (major, minor))] is in use; others than ``main`` are named."""
     reasons = []
-    nodes = [dev.kname] + view.partitions(dev.kname)
-    majmins = {}
-    for kname in nodes:
-        mm = dev.majmin if kname == dev.kname else view.majmin_of(kname)
-        if mm:
-            majmins[mm] = kname
-    for major, minor, mountpoint, source in view.mounts():
-        kname = majmins.get((major, minor))
-        if kname is not None:
-            what = '' if kname == dev.kname else ' (partition /dev/%s)' % kname
-            reasons.append('mounted on %s%s' % (mountpoint, what))
+
+    def what(kname, fmt):
+        return '' if kname == main else fmt % kname
+
+    mounted = view.mounted_majmins()
+    for kname, mm in nodes:
+        for mountpoint in mounted.get(mm, []) if mm else []:
+            reasons.append('mounted on %s%s' % (mountpoint, what(kname, ' (partition /dev/%s)')))
     swap_paths = set()
     for path in view.swaps():
         swap_paths.add(view.realpath(path) if path.startswith('/') else path)
-    for kname in nodes:
+    for kname, dummy in nodes:
         if '/dev/%s' % kname in swap_paths:
-            what = '' if kname == dev.kname else ' (partition /dev/%s)' % kname
-            reasons.append('in use as swap%s' % what)
-    for kname in nodes:
+            reasons.append('in use as swap%s' % what(kname, ' (partition /dev/%s)'))
+    for kname, dummy in nodes:
         holders = view.holders(kname)
         if holders:
-            what = '' if kname == dev.kname else 'partition /dev/%s ' % kname
             kind = 'an active md array' if any(h.startswith('md') for h in holders) else 'another device'
-            reasons.append('%sheld by %s (%s)' % (what, kind, ', '.join('/dev/%s' % h for h in holders)))
+            reasons.append('%sheld by %s (%s)' % (what(kname, 'partition /dev/%s '), kind,
+                                                  ', '.join('/dev/%s' % h for h in holders)))
     return reasons
+
+
+def shared_disk_usage(view, dev):
+    """(parent kname, reasons) when ``dev`` is a partition whose disk or sibling partitions are in use.
+
+    Returns (None, []) for a whole disk. The partition itself is not looked at here (see usage()).
+    """
+    parent = view.parent_disk(dev.kname)
+    if not parent:
+        return None, []
+    nodes = [(parent, view.majmin_of(parent))]
+    nodes += [(k, view.majmin_of(k)) for k in view.partitions(parent) if k != dev.kname]
+    return parent, nodes_usage(view, nodes, parent)
+
+
+# what non-zero bytes without a signature may be, by region
+_HINTS = {
+    'first': 'no signature recognised: unknown or damaged data',
+    'second': 'no signature recognised: a filesystem whose partition table was lost?',
+    'last': 'no signature recognised: metadata at the end of the device (md 1.0 superblock, backup GPT)?',
+}
+
+
+def content_regions(size):
+    """[(kind, offset, length)] of the first MiB, the MiB at 1 MiB and the last MiB, clipped to ``size``.
+
+    Small devices (< 3 MiB) are read as far as they go without reading a byte twice.
+    """
+    regions = [('first', 0, min(MIB, size))]
+    if size > MIB:
+        regions.append(('second', MIB, min(2 * MIB, size) - MIB))
+    if size > 2 * MIB:
+        start = max(2 * MIB, size - MIB)
+        regions.append(('last', start, size - start))
+    return [r for r in regions if r[2] > 0]
+
+
+def content_findings(view, dev):
+    """Descriptions of the regions that hold non-zero bytes (empty list = reads as zeros).
+
+    Raises DeviceError when the device cannot be read (never taken for a blank device).
+    """
+    try:
+        size = dev.size_bytes if dev.size_bytes else view.device_size(dev.resolved)
+        found = []
+        for kind, offset, length in content_regions(size or 0):
+            at = view.first_nonzero(dev.resolved, offset, length)
+            if at is None:
+                continue
+            where = {'first': 'in the first MiB', 'second': 'at offset 1 MiB', 'last': 'in the last MiB'}[kind]
+            found.append('non-zero data %s (first non-zero byte at %#x; %s)' % (where, at, _HINTS[kind]))
+        return found
+    except (IOError, OSError) as e:
+        raise DeviceError('cannot read its content: %s' % e)
 
 
 def signatures(view, dev):
@@ -338,12 +473,20 @@ def signature_text(kind, details):
     return text
 
 
-def check_writable(view, devices, allowed_to_wipe):
+def check_writable(view, devices, allowed_to_wipe, allowed_data=None, allowed_shared=frozenset()):
     """Check devices before an operation that destroys their content.
 
     ``allowed_to_wipe`` is a set of (major, minor) the user opted in to wipe.
-    Returns (refusals, to_wipe): a list of messages and the devices that need ``wipefs -a``.
+    ``allowed_data``: (major, minor) whose non-zero content without a signature may be overwritten;
+    defaults to ``allowed_to_wipe`` (opting in to wiping a device covers its content). It never
+    covers a signature or a device in use.
+    ``allowed_shared``: (major, minor) of partitions that may be used although their parent disk or a
+    sibling partition is in use (``allow_shared_disk``).
+    Returns (refusals, to_wipe): a list of messages and the devices that need ``wipefs -a``
+    (those with a signature; non-zero data without one needs no wipefs).
     """
+    if allowed_data is None:
+        allowed_data = allowed_to_wipe
     refusals = []
     to_wipe = []
     for dev in devices:
@@ -352,18 +495,27 @@ def check_writable(view, devices, allowed_to_wipe):
             refusals.append('refusing %s: %s; it is in use and will not be touched (not even with wipe_devices)'
                             % (dev.label, '; '.join(in_use)))
             continue
+        if dev.majmin not in allowed_shared:
+            parent, shared = shared_disk_usage(view, dev)
+            if shared:
+                refusals.append('refusing %s: it is a partition of /dev/%s, which is in use: %s; %s'
+                                % (dev.label, parent, '; '.join(shared), SHARED_HINT))
+                continue
         try:
             found = signatures(view, dev)
+            data = [] if found or dev.majmin in allowed_data else content_findings(view, dev)
         except DeviceError as e:
             refusals.append('refusing %s: cannot probe it: %s' % (dev.label, e))
+            continue
+        if data:
+            refusals.append('refusing %s: %s; %s' % (dev.label, '; '.join(data), DATA_HINT))
             continue
         if not found:
             continue
         if dev.majmin in allowed_to_wipe:
             to_wipe.append(dev)
             continue
-        refusals.append('refusing %s: %s; add it to wipe_devices to allow wiping'
-                        % (dev.label, '; '.join(found)))
+        refusals.append('refusing %s: %s; %s' % (dev.label, '; '.join(found), WIPE_HINT))
     return refusals, to_wipe
 
 

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -149,3 +150,118 @@ def test_size_mismatch(host):
 
 def test_parse_export():
     assert ds.parse_export('A=1\nB=x=y\n\nbad\n') == {'A': '1', 'B': 'x=y'}
+
+
+MiB = 1 << 20
+EXT4_MAGIC = b'\x53\xef'
+
+
+def refusals_for(host, paths, allowed_to_wipe=(), **kw):
+    devices, errors = ds.resolve_all(view(host), paths)
+    assert errors == []
+    return ds.check_writable(view(host), devices, set(allowed_to_wipe), **kw)
+
+
+def test_zeroed_device_passes_the_content_check(host):
+    # a fresh cloud volume: 1 GiB of zeros (sparse file)
+    host.content('vdb', {}, size_bytes=1 << 30)
+    refusals, to_wipe = refusals_for(host, ['/dev/vdb'])
+    assert refusals == [] and to_wipe == []
+
+
+def test_ext4_without_partition_table_is_refused(host):
+    # partition table lost: ext4 superblock magic at 1 MiB + 1024 + 0x38; blkid -p and wipefs see nothing
+    host.content('vdb', {MiB + 0x438: EXT4_MAGIC}, size_bytes=1 << 30)
+    refusals, to_wipe = refusals_for(host, ['/dev/disk/by-id/virtio-volA'])
+    assert to_wipe == []
+    assert refusals == ['refusing /dev/disk/by-id/virtio-volA (/dev/vdb): non-zero data at offset 1 MiB (first non-zero '
+                        'byte at 0x100438; no signature recognised: a filesystem whose partition table was lost?); '
+                        'add it to wipe_devices to allow overwriting it']
+
+
+@pytest.mark.parametrize('offset, where', [
+    (0x200, 'non-zero data in the first MiB (first non-zero byte at 0x200'),
+    ((1 << 30) - 4096, 'non-zero data in the last MiB (first non-zero byte at 0x3ffff000'),
+])
+def test_content_in_first_or_last_mib_is_refused(host, offset, where):
+    host.content('vdb', {offset: b'\x01'}, size_bytes=1 << 30)
+    refusals, dummy = refusals_for(host, ['/dev/vdb'])
+    assert where in refusals[0]
+
+
+def test_content_opt_in_through_wipe_set_or_allowed_data(host):
+    host.content('vdb', {MiB + 0x438: EXT4_MAGIC}, size_bytes=1 << 30)
+    refusals, to_wipe = refusals_for(host, ['/dev/vdb'], {(254, 16)})
+    assert refusals == [] and to_wipe == []          # nothing wipefs could erase
+    refusals, to_wipe = refusals_for(host, ['/dev/vdb'], allowed_data={(254, 16)})
+    assert refusals == [] and to_wipe == []
+
+
+def test_allowed_data_never_overrides_a_signature(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdb'], 0, 'TYPE=ext4\nUUID=e4\n')
+    refusals, dummy = refusals_for(host, ['/dev/vdb'], allowed_data={(254, 16)})
+    assert 'ext4 filesystem signature' in refusals[0]
+
+
+@pytest.mark.parametrize('size, chunks, fragment', [
+    (2 * MiB, {MiB + 512: b'x'}, 'non-zero data at offset 1 MiB (first non-zero byte at 0x100200'),
+    (100 * 1024, {99 * 1024: b'x'}, 'non-zero data in the first MiB (first non-zero byte at 0x18c00'),
+    (100 * 1024, {}, None),
+])
+def test_small_devices_are_read_as_far_as_they_go(host, size, chunks, fragment):
+    host.disk('vdj', '254:144', size_bytes=size)
+    host.content('vdj', chunks, size_bytes=size)
+    refusals, dummy = refusals_for(host, ['/dev/vdj'])
+    if fragment is None:
+        assert refusals == []
+    else:
+        assert fragment in refusals[0]
+
+
+def test_unreadable_content_is_not_blank(host):
+    os.unlink(os.path.join(host.root, 'dev', 'vdb'))
+    os.mkdir(os.path.join(host.root, 'dev', 'vdb'))
+    refusals, dummy = refusals_for(host, ['/dev/vdb'])
+    assert 'cannot probe it: cannot read its content' in refusals[0]
+
+
+@pytest.mark.parametrize('rc, out', [(1, ''), (0, '{"signatures": [')])
+def test_wipefs_failure_is_not_blank(host, rc, out):
+    host.on(['wipefs', '--no-act', '--json', '/dev/vdb'], rc, out, 'wipefs: error: /dev/vdb: probing initialization failed')
+    refusals, to_wipe = refusals_for(host, ['/dev/vdb'], {(254, 16)})
+    assert to_wipe == []
+    assert 'cannot probe it' in refusals[0] and 'wipefs' in refusals[0]
+
+
+def shared_disk(host):
+    host.disk('vdk', '254:160', partitions={'vdk1': '254:161', 'vdk2': '254:162'})
+    return '/dev/vdk2'
+
+
+def test_partition_of_a_disk_with_a_mounted_sibling_is_refused(host):
+    part = shared_disk(host)
+    host.mount('254:161', '/mnt/iotune-busy')
+    refusals, dummy = refusals_for(host, [part], {(254, 162)})
+    assert refusals == ['refusing /dev/vdk2: it is a partition of /dev/vdk, which is in use: mounted on /mnt/iotune-busy '
+                        '(partition /dev/vdk1); add it to allow_shared_disk to use it anyway']
+    refusals, dummy = refusals_for(host, [part], allowed_shared={(254, 162)})
+    assert refusals == []
+
+
+@pytest.mark.parametrize('setup, fragment', [
+    (lambda h: h.swap('/dev/vdk1'), 'in use as swap (partition /dev/vdk1)'),
+    (lambda h: os.symlink('../../../md5', os.path.join(h.root, 'sys/class/block/vdk/vdk1/holders/md5')), 'partition /dev/vdk1 held by an active md array (/dev/md5)'),
+    (lambda h: h.write('proc/self/mountinfo', '22 1 0:31 / / rw - btrfs /dev/vdk1 rw\n'),
+     'mounted on / (partition /dev/vdk1)'),
+])
+def test_partition_of_a_disk_in_use_other_ways(host, setup, fragment):
+    part = shared_disk(host)
+    setup(host)
+    refusals, dummy = refusals_for(host, [part])
+    assert 'it is a partition of /dev/vdk, which is in use: ' in refusals[0] and fragment in refusals[0]
+
+
+def test_partition_of_an_unused_disk_is_fine(host):
+    part = shared_disk(host)
+    refusals, dummy = refusals_for(host, [part])
+    assert refusals == []

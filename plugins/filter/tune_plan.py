@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+name: tune_plan
+short_description: Validate the tune variables and plan every role's input from a workload profile
+version_added: 0.2.0
+description:
+  - Takes the data of a profile file (C(roles/profile/vars/profiles/NAME.yml)), deep-merges
+    O(overrides) over it and validates the result and every entry of O(arrays) on the controller,
+    before anything on a host changes.
+  - Every problem is reported at once, each naming the array and the key. Nothing is coerced
+    silently; a string where a number belongs (C(16k)), C(chunk_kb: 0), an unknown key (a typo such as
+    C(readahead_kb)), an array name C(.), a label over 12 characters, C(nobarrier), a stripe that
+    mkfs.xfs refuses, a system directory as mount point and one device in two arrays are errors.
+  - What only the host can tell (aliases of one device, signatures, data, usage, mount point contents
+    and fstab) is checked afterwards by M(iotune.storage.storage_preflight) from RV(_value.preflight_arrays).
+author:
+  - iotune.storage contributors (@iotune)
+options:
+  _input:
+    description: The profile data (C(profile_data) of the profile file).
+    type: dict
+    required: true
+  profile:
+    description: The profile name, for messages.
+    type: str
+    required: true
+  overrides:
+    description: C(iotune_profile_overrides).
+    type: dict
+    default: {}
+  arrays:
+    description: C(iotune_arrays).
+    type: list
+    elements: dict
+    default: []
+  extra_tuning:
+    description: C(iotune_block_tuning_extra_devices), appended to RV(_value.block_tuning_devices).
+    type: list
+    elements: dict
+    default: []
+"""
+
+EXAMPLES = r"""
+- name: Plan
+  ansible.builtin.set_fact:
+    plan: >-
+      {{ profile_file.profile_data | iotune.storage.tune_plan(profile=iotune_profile,
+         overrides=iotune_profile_overrides, arrays=iotune_arrays) }}
+"""
+
+RETURN = r"""
+_value:
+  description: The plan.
+  type: dict
+  contains:
+    profile:
+      description: The merged and validated profile.
+      type: dict
+    raid0_arrays:
+      description: Input of the P(iotune.storage.raid0#role) role.
+      type: list
+      elements: dict
+    xfs_filesystems:
+      description: Input of the P(iotune.storage.xfs#role) role.
+      type: list
+      elements: dict
+    block_tuning_devices:
+      description: Input of the P(iotune.storage.block_tuning#role) role.
+      type: list
+      elements: dict
+    fio_verify:
+      description: One entry per array for the P(iotune.storage.fio_verify#role) role.
+      type: list
+      elements: dict
+    preflight_arrays:
+      description: Input of M(iotune.storage.storage_preflight).
+      type: list
+      elements: dict
+"""
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.iotune.storage.plugins.plugin_utils.plan import PlanError, build_plan
+
+
+def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None):
+    try:
+        return build_plan(profile, profile_data, overrides or {}, arrays or [], extra_tuning or [])
+    except PlanError as e:
+        raise AnsibleFilterError('invalid tune variables (nothing was changed): %s' % e)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {'tune_plan': tune_plan}

@@ -1,0 +1,357 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: storage_preflight
+short_description: Check every planned array against the host before anything changes
+version_added: 0.2.0
+description:
+  - Read-only. Resolves every member device of every planned array once, then checks what only the
+    host can tell, for all arrays together, and fails listing every problem before the first change.
+  - Devices. Two paths (in one array or in two) that are the same device (same major:minor); a missing
+    path or one that is not a block device; members whose sizes differ by more than 1 %.
+  - Arrays. An array C(/dev/md/NAME) that already runs is accepted only when its members are exactly
+    the listed devices. Members that all carry this array's md superblock (an array that is not
+    running) are left to M(iotune.storage.mdadm_array) to assemble. Every other member must be safe
+    to write, by the same rules as M(iotune.storage.mdadm_array) (C(device_safety.check_writable)):
+    not in use, no signature, no non-zero data, not a partition of a disk in use, unless opted in with
+    O(arrays[].wipe_devices) or O(arrays[].allow_shared_disk).
+  - Mount points. A mount point already mounted from another device, or given to another device by
+    C(/etc/fstab), is refused. An existing directory that is not empty is refused (the mount would hide
+    its files, for example an old C(/var/lib/cassandra)) unless O(arrays[].allow_nonempty_mountpoint).
+    An existing path that is not a directory is refused.
+author:
+  - iotune.storage contributors (@iotune)
+options:
+  arrays:
+    description:
+      - The planned arrays (C(preflight_arrays) of the P(iotune.storage.tune_plan#filter) filter).
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      name:
+        description: Array name (C(/dev/md/NAME)).
+        type: str
+        required: true
+      devices:
+        description: Member devices, any path to a block device.
+        type: list
+        elements: path
+        required: true
+      wipe_devices:
+        description: Members the user opted in to wipe (signatures and data).
+        type: list
+        elements: path
+        default: []
+      allow_shared_disk:
+        description: Partitions accepted as members although their disk has other partitions in use.
+        type: list
+        elements: path
+        default: []
+      mountpoint:
+        description: Normalised absolute mount point of the array's filesystem.
+        type: path
+        required: true
+      allow_nonempty_mountpoint:
+        description: Accept an existing mount point directory that holds files.
+        type: bool
+        default: false
+      chunk_kb:
+        description: Planned chunk size (reported, not checked here).
+        type: int
+      label:
+        description: Planned filesystem label (reported, not checked here).
+        type: str
+  fstab:
+    description: Path of the fstab file.
+    type: path
+    default: /etc/fstab
+notes:
+  - Runs C(blkid) and C(wipefs --no-act) with argument lists; reads sysfs, C(/proc/self/mountinfo),
+    C(/proc/swaps) and the fstab file; writes nothing.
+attributes:
+  check_mode:
+    description: Reads only; runs the same way in check mode.
+    support: full
+  diff_mode:
+    description: Reports no diff; it changes nothing.
+    support: none
+  platform:
+    description: Linux with sysfs.
+    platforms: posix
+seealso:
+  - module: iotune.storage.mdadm_array
+  - module: iotune.storage.xfs_filesystem
+"""
+
+EXAMPLES = r"""
+- name: Check the plan against the host (changes nothing)
+  iotune.storage.storage_preflight:
+    arrays:
+      - name: data
+        devices: [/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0,
+                  /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0fedcba9876543210]
+        mountpoint: /var/lib/cassandra
+"""
+
+RETURN = r"""
+arrays:
+  description: What the host holds for each planned array.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Array name.
+      type: str
+    state:
+      description: V(running) (the array runs on the listed members), V(assemble) (the members carry
+        its superblock) or V(create) (blank members, checked).
+      type: str
+    members:
+      description: Each member as given, resolved, with its kernel name and size.
+      type: list
+      elements: dict
+    mountpoint:
+      description: The mount point and what is there now.
+      type: dict
+  sample:
+    - name: data
+      state: create
+      members: [{given: /dev/disk/by-id/virtio-a, resolved: /dev/vdb, kname: vdb, size_bytes: 1073741824}]
+      mountpoint: {path: /var/lib/cassandra, exists: false, mounted_from: null, fstab_spec: null}
+problems:
+  description: Every problem found (the module fails when there is one).
+  returned: failure
+  type: list
+  elements: str
+"""
+
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+
+
+class PreflightError(Exception):
+    def __init__(self, problems, arrays=None):
+        self.problems = problems
+        self.arrays = arrays or []
+        super(PreflightError, self).__init__('; '.join(problems))
+
+
+def decode_fstab_field(value):
+    """fstab escapes spaces and tabs as octal (\\040)."""
+    out = value
+    for code, char in (('\\040', ' '), ('\\011', '\t'), ('\\134', '\\')):
+        out = out.replace(code, char)
+    return out
+
+
+def parse_fstab(text):
+    """[(line number, spec, normalised mount point)] of the active lines."""
+    entries = []
+    for number, line in enumerate((text or '').splitlines(), 1):
+        fields = line.split()
+        if len(fields) < 2 or fields[0].startswith('#'):
+            continue
+        path = decode_fstab_field(fields[1])
+        if path.startswith('/'):
+            path = os.path.normpath('/' + path.lstrip('/'))
+        entries.append((number, fields[0], path))
+    return entries
+
+
+class Preflight:
+    def __init__(self, params, view):
+        self.params = params
+        self.view = view
+        self.problems = []
+
+    # --- devices ---------------------------------------------------------------------------------
+    def resolve_members(self):
+        """{array name: [BlockDevice]}; aliases across all arrays are one problem each."""
+        everything = []
+        owner = []
+        for array in self.params['arrays']:
+            for given in array['devices']:
+                everything.append(given)
+                owner.append(array['name'])
+        devices, errors = ds.resolve_all(self.view, everything)
+        self.problems.extend(errors)
+        by_given = dict((d.given, d) for d in devices)
+        members = {}
+        for array in self.params['arrays']:
+            members[array['name']] = [by_given[g] for g in array['devices'] if g in by_given]
+        return members
+
+    def majmins(self, paths):
+        result = set()
+        for given in paths:
+            try:
+                result.add(ds.resolve(self.view, given).majmin)
+            except ds.DeviceError:
+                continue     # already reported as a member problem
+        return result
+
+    def md_device(self, name):
+        path = '/dev/md/%s' % name
+        if not self.view.exists(path):
+            return None
+        try:
+            return ds.resolve(self.view, path)
+        except ds.DeviceError:
+            return None
+
+    def slaves(self, md):
+        base = self.view.path(self.view.sys_block(md.kname, 'slaves'))
+        try:
+            names = sorted(os.listdir(base))
+        except OSError:
+            return set()
+        return set(self.view.majmin_of(n) for n in names)
+
+    def carries_superblock_of(self, dev, name):
+        probe = self.view.blkid_probe(dev.resolved)
+        label = probe.get('LABEL', '')
+        return probe.get('TYPE') == 'linux_raid_member' and (label == name or label.endswith(':' + name))
+
+    def array_state(self, array, members):
+        """'running', 'assemble' or 'create'; adds problems."""
+        name = array['name']
+        where = "array '%s'" % name
+        md = self.md_device(name)
+        if md is not None:
+            running_on = self.slaves(md)
+            if running_on == set(m.majmin for m in members) and len(members) == len(array['devices']):
+                return 'running', md
+            names = ', '.join(sorted('/dev/%s' % self.view.kname_for(mm) for mm in running_on if mm)) or 'no members'
+            self.problems.append('%s: /dev/md/%s already runs on %s, not on the listed devices %s; it is never '
+                                 're-created: stop it yourself or list its members'
+                                 % (where, name, names, ', '.join(array['devices'])))
+            return 'conflict', md
+        if len(members) != len(array['devices']):
+            return 'unresolved', None
+        try:
+            if members and all(self.carries_superblock_of(m, name) for m in members):
+                return 'assemble', None
+        except ds.DeviceError as e:
+            self.problems.append('%s: %s' % (where, e))
+            return 'unresolved', None
+        mismatch = ds.size_mismatch(members)
+        if mismatch:
+            self.problems.append('%s: %s' % (where, mismatch))
+        refusals, dummy = ds.check_writable(self.view, members, self.majmins(array['wipe_devices']),
+                                            allowed_shared=self.majmins(array['allow_shared_disk']))
+        self.problems.extend('%s: %s' % (where, r) for r in refusals)
+        return 'create', None
+
+    # --- mount points ----------------------------------------------------------------------------
+    def fs_uuid(self, md):
+        if md is None:
+            return None
+        try:
+            return self.view.blkid_probe(md.resolved).get('UUID')
+        except ds.DeviceError:
+            return None
+
+    def check_mountpoint(self, array, md, fstab):
+        where = "array '%s'" % array['name']
+        path = array['mountpoint']
+        found = {'path': path, 'exists': False, 'mounted_from': None, 'fstab_spec': None}
+        ours = md.majmin if md is not None else None
+        mounted_here = False
+        for major, minor, mountpoint, source in self.view.mounts():
+            if mountpoint != path:
+                continue
+            found['mounted_from'] = source or '%d:%d' % (major, minor)
+            if (major, minor) == ours:
+                mounted_here = True
+            else:
+                self.problems.append('%s: %s is already mounted from %s (%d:%d); the array would be mounted '
+                                     'over it' % (where, path, found['mounted_from'], major, minor))
+        uuid = self.fs_uuid(md)
+        mine = set(['UUID=%s' % uuid, '/dev/md/%s' % array['name']]) if uuid else set()
+        for number, spec, mountpoint in fstab:
+            if mountpoint != path:
+                continue
+            found['fstab_spec'] = spec
+            if spec not in mine:
+                self.problems.append('%s: /etc/fstab line %d gives %s to %s; remove or change that line first '
+                                     '(it is never rewritten)' % (where, number, path, spec))
+        full = self.view.path(path)
+        if os.path.lexists(full):
+            found['exists'] = True
+            if not os.path.isdir(full) or os.path.islink(full):
+                self.problems.append('%s: %s exists and is not a directory' % (where, path))
+            elif not mounted_here and not array['allow_nonempty_mountpoint']:
+                try:
+                    entries = sorted(os.listdir(full))
+                except OSError as e:
+                    entries = []
+                    self.problems.append('%s: cannot list %s: %s' % (where, path, e))
+                if entries:
+                    shown = ', '.join(entries[:3]) + (', ...' if len(entries) > 3 else '')
+                    self.problems.append('%s: %s is not empty (%d entries: %s); mounting the array there would hide '
+                                         'them: move them away, or set allow_nonempty_mountpoint: true'
+                                         % (where, path, len(entries), shown))
+        return found
+
+    # --- all --------------------------------------------------------------------------------------
+    def run(self):
+        members = self.resolve_members()
+        fstab = parse_fstab(self.view._read(self.params['fstab'], '') or '')
+        report = []
+        for array in self.params['arrays']:
+            state, md = self.array_state(array, members[array['name']])
+            mount = self.check_mountpoint(array, md, fstab)
+            report.append({'name': array['name'], 'state': state, 'mountpoint': mount,
+                           'members': [{'given': m.given, 'resolved': m.resolved, 'kname': m.kname,
+                                        'size_bytes': m.size_bytes} for m in members[array['name']]]})
+        if self.problems:
+            raise PreflightError(self.problems, report)
+        return report
+
+
+def main():
+    array_spec = dict(
+        name=dict(type='str', required=True),
+        devices=dict(type='list', elements='path', required=True),
+        wipe_devices=dict(type='list', elements='path', default=[]),
+        allow_shared_disk=dict(type='list', elements='path', default=[]),
+        mountpoint=dict(type='path', required=True),
+        allow_nonempty_mountpoint=dict(type='bool', default=False),
+        chunk_kb=dict(type='int'),
+        label=dict(type='str'),
+    )
+    module = AnsibleModule(
+        argument_spec=dict(
+            arrays=dict(type='list', elements='dict', required=True, options=array_spec),
+            fstab=dict(type='path', default='/etc/fstab'),
+        ),
+        supports_check_mode=True,
+    )
+    view = ds.SystemView(run_command=lambda argv: module.run_command(argv),
+                         blkid=module.get_bin_path('blkid', required=True),
+                         wipefs=module.get_bin_path('wipefs') or 'wipefs')
+    try:
+        arrays = Preflight(module.params, view).run()
+    except (PreflightError, ds.DeviceError) as failure:
+        problems = getattr(failure, 'problems', [str(failure)])
+        module.fail_json(msg='preflight refused the plan (nothing was changed): %s' % '; '.join(problems),
+                         problems=problems, arrays=getattr(failure, 'arrays', []))
+    module.exit_json(changed=False, arrays=arrays)
+
+
+if __name__ == '__main__':
+    main()

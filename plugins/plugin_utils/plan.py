@@ -1,0 +1,445 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The tune plan: every user input validated in one place, on the controller, before the host changes.
+
+``build_plan()`` takes the profile file's data, ``iotune_profile_overrides`` and ``iotune_arrays`` and
+returns the inputs of every role (raid0, xfs, block_tuning, fio_verify) plus the list the host-side
+preflight (module ``storage_preflight``) checks. Every problem is collected and raised together in
+one ``PlanError`` whose message names the array and the key. Nothing is coerced silently: a string
+where a number belongs, ``chunk_kb: 0``, an unknown key (a typo) are errors, not defaults.
+
+What only the host can tell (device aliases, sizes, signatures, data, usage, mount point contents,
+fstab) is checked by the preflight module, from the plan made here.
+"""
+
+from __future__ import annotations
+
+import copy
+import posixpath
+import re
+
+# Every key a profile (after iotune_profile_overrides) may carry; dicts are nested schemas.
+PROFILE_SCHEMA = {
+    'description': None,
+    'raid_chunk_kb': None,
+    'array': {'read_ahead_kb': None},
+    'members': {'read_ahead_kb': None, 'scheduler_by_class': None},
+    'mount_options': None,
+    'services': None,
+    'fio_verify_jobs': None,
+    'fio_verify_thresholds': None,
+}
+# Keys that must have a value (custom leaves them null for the user to fill).
+PROFILE_REQUIRED = ('raid_chunk_kb', 'array.read_ahead_kb', 'members.read_ahead_kb',
+                    'members.scheduler_by_class', 'mount_options', 'fio_verify_jobs',
+                    'fio_verify_thresholds')
+
+ARRAY_KEYS = ('name', 'devices', 'chunk_kb', 'mountpoint', 'mount_options', 'label', 'wipe_devices',
+              'allow_shared_disk', 'allow_single_device', 'allow_nonempty_mountpoint', 'owner',
+              'group', 'mode', 'services')
+ARRAY_REQUIRED = ('name', 'devices', 'mountpoint')
+
+DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
+SCHEDULERS = ('none', 'mq-deadline', 'bfq', 'kyber')
+NAME_RE = re.compile(r'[A-Za-z0-9_.-]{1,32}')
+LABEL_RE = re.compile(r'[A-Za-z0-9_.+-]{1,12}')
+UNIT_RE = re.compile(r'[A-Za-z0-9:_.@\\-]{1,240}')
+OWNER_RE = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}\$?')
+MODE_RE = re.compile(r'0?[0-7]{3}')
+OTHER_UNIT_TYPES = ('socket', 'target', 'mount', 'automount', 'timer', 'path', 'slice', 'scope', 'swap', 'device')
+# mkfs.xfs (xfsprogs 6.1) refuses a stripe width of 2 GiB or more: "stripe width (2147483648) is too large".
+XFS_MAX_SWIDTH_BYTES = 2 ** 31 - 1
+# XFS options removed from the kernel (mount fails), or that would defeat the fstab line we write.
+REFUSED_MOUNT_OPTIONS = {
+    'barrier': 'removed from XFS in Linux 4.19; the mount fails',
+    'nobarrier': 'removed from XFS in Linux 4.19; the mount fails',
+    'noauto': 'the filesystem would not be mounted at boot',
+    'defaults': 'not needed; list only the options you want',
+}
+# Directories of the operating system: mounting an array there hides what the system needs.
+SYSTEM_DIRECTORIES = frozenset([
+    '/', '/bin', '/boot', '/boot/efi', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32',
+    '/media', '/mnt', '/opt', '/proc', '/root', '/run', '/sbin', '/srv', '/sys', '/tmp', '/usr',
+    '/usr/bin', '/usr/lib', '/usr/local', '/usr/sbin', '/usr/share', '/var', '/var/cache', '/var/lib',
+    '/var/log', '/var/spool', '/var/tmp', '/var/mail', '/var/backups', '/var/opt',
+])
+
+
+class PlanError(Exception):
+    """One or more problems in the user's variables; the message lists every one."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super(PlanError, self).__init__('; '.join(self.problems))
+
+
+# ---------------------------------------------------------------------------------------------
+# Values
+
+
+def strict_int(value, what, minimum=0):
+    """An integer (or a string of digits) >= minimum; raises ValueError naming ``what`` otherwise.
+
+    Booleans, floats and strings such as '16k' are refused: nothing is coerced silently.
+    """
+    if isinstance(value, bool) or value is None:
+        raise ValueError('%s must be an integer, got %r' % (what, value))
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, str) and re.fullmatch(r'[0-9]+', value.strip()):
+        number = int(value.strip())
+    else:
+        raise ValueError('%s must be a whole number of KiB, got %r' % (what, value))
+    if number < minimum:
+        raise ValueError('%s must be >= %d, got %d' % (what, minimum, number))
+    return number
+
+
+def chunk_kb(value, what):
+    """A RAID chunk in KiB: a power of two >= 4."""
+    number = strict_int(value, what, minimum=4)
+    if number & (number - 1):
+        raise ValueError('%s must be a power of two >= 4 KiB, got %d' % (what, number))
+    return number
+
+
+def normalise_mountpoint(value):
+    """('/data/x', None) or (None, reason). Collapses //, /./, /../ and a trailing slash."""
+    if not isinstance(value, str) or not value.startswith('/'):
+        return None, 'must be an absolute path, got %r' % (value,)
+    if any(c in value for c in '\n\t\0') or ' ' in value:
+        return None, 'must not contain white space or control characters, got %r' % (value,)
+    path = posixpath.normpath('/' + value.lstrip('/'))
+    if path in SYSTEM_DIRECTORIES:
+        return None, ('%s is %s; mounting an array there would hide it'
+                      % (path, 'the root directory' if path == '/' else 'a system directory'))
+    return path, None
+
+
+def string_list(value, what):
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ValueError('%s must be a list of strings, got %r' % (what, value))
+    return list(value)
+
+
+def mount_options(value, what):
+    options = string_list(value, what)
+    problems = []
+    for option in options:
+        if not option or re.search(r'[\s,]', option):
+            problems.append('%s: %r is not one mount option (no commas or spaces)' % (what, option))
+            continue
+        key = option.split('=', 1)[0]
+        if key in REFUSED_MOUNT_OPTIONS:
+            problems.append('%s: %s is refused: %s' % (what, option, REFUSED_MOUNT_OPTIONS[key]))
+    if problems:
+        raise ValueError('; '.join(problems))
+    return options
+
+
+def service_units(value, what):
+    """Unit names; a name without a suffix is a .service."""
+    units = []
+    for name in string_list(value, what):
+        if not UNIT_RE.fullmatch(name) or name.startswith('-'):
+            raise ValueError('%s: %r is not a systemd unit name' % (what, name))
+        suffix = name.rsplit('.', 1)[-1] if '.' in name else ''
+        if suffix in OTHER_UNIT_TYPES:
+            raise ValueError('%s: %s is a .%s unit; name the services that use the mount point' % (what, name, suffix))
+        units.append(name if suffix == 'service' else name + '.service')
+    return units
+
+
+# ---------------------------------------------------------------------------------------------
+# Profile
+
+
+def unknown_keys(data, schema, prefix=''):
+    found = []
+    for key, value in sorted(data.items(), key=lambda kv: str(kv[0])):
+        dotted = prefix + str(key)
+        if key not in schema:
+            found.append(dotted)
+        elif isinstance(schema[key], dict) and isinstance(value, dict):
+            found.extend(unknown_keys(value, schema[key], dotted + '.'))
+    return found
+
+
+def merge(base, override):
+    """Recursive dict merge (like Ansible's combine(recursive=True))."""
+    result = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merge(result[key], value)
+        else:
+            result[key] = copy.deepcopy(value)
+    return result
+
+
+def dotted_get(data, dotted):
+    value = data
+    for part in dotted.split('.'):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def validate_profile(name, data, overrides):
+    """The profile after overrides, validated; raises PlanError."""
+    problems = []
+    if not isinstance(overrides, dict):
+        raise PlanError(['iotune_profile_overrides must be a dict, got %r' % (overrides,)])
+    typos = unknown_keys(overrides, PROFILE_SCHEMA)
+    if typos:
+        problems.append('iotune_profile_overrides: unknown key%s %s (known: %s)'
+                        % ('s' if len(typos) > 1 else '', ', '.join(typos), ', '.join(PROFILE_REQUIRED + ('services',))))
+    profile = merge(data or {}, overrides)
+    where = "profile '%s'" % name
+    missing = [k for k in PROFILE_REQUIRED if dotted_get(profile, k) is None]
+    if missing:
+        problems.append('%s: %s not set; give %s in iotune_profile_overrides (for example {array: {read_ahead_kb: 16}})'
+                        % (where, ', '.join(missing), 'them' if len(missing) > 1 else 'it'))
+        raise PlanError(problems)
+    for key in ('array.read_ahead_kb', 'members.read_ahead_kb'):
+        try:
+            section, leaf = key.split('.')
+            profile[section][leaf] = strict_int(profile[section][leaf], '%s: %s' % (where, key))
+        except ValueError as e:
+            problems.append(str(e))
+    try:
+        profile['raid_chunk_kb'] = chunk_kb(profile['raid_chunk_kb'], '%s: raid_chunk_kb' % where)
+    except ValueError as e:
+        problems.append(str(e))
+    classes = profile['members']['scheduler_by_class']
+    if not isinstance(classes, dict):
+        problems.append('%s: members.scheduler_by_class must be a dict keyed by %s' % (where, '/'.join(DEVICE_CLASSES)))
+    else:
+        for cls, sched in sorted(classes.items()):
+            if cls not in DEVICE_CLASSES:
+                problems.append('%s: members.scheduler_by_class: unknown device class %r (known: %s)'
+                                % (where, cls, ', '.join(DEVICE_CLASSES)))
+            elif sched not in SCHEDULERS:
+                problems.append('%s: members.scheduler_by_class.%s: unknown scheduler %r (known: %s)'
+                                % (where, cls, sched, ', '.join(SCHEDULERS)))
+    for key, check in (('mount_options', mount_options), ('services', service_units)):
+        if profile.get(key) is None and key == 'services':
+            profile[key] = []
+            continue
+        try:
+            profile[key] = check(profile[key], '%s: %s' % (where, key))
+        except ValueError as e:
+            problems.append(str(e))
+    jobs = profile['fio_verify_jobs']
+    if not isinstance(jobs, list) or not all(isinstance(j, dict) and isinstance(j.get('name'), str) for j in jobs):
+        problems.append('%s: fio_verify_jobs must be a list of dicts with a name' % where)
+    else:
+        names = [j['name'] for j in jobs]
+        thresholds = profile['fio_verify_thresholds']
+        if len(names) != len(set(names)):
+            problems.append('%s: fio_verify_jobs names are not unique: %s' % (where, ', '.join(names)))
+        if not isinstance(thresholds, dict):
+            problems.append('%s: fio_verify_thresholds must be a dict keyed by job name' % where)
+        else:
+            stray = sorted(set(thresholds) - set(names))
+            if stray:
+                problems.append('%s: fio_verify_thresholds for unknown jobs: %s (jobs: %s)'
+                                % (where, ', '.join(stray), ', '.join(names)))
+    if problems:
+        raise PlanError(problems)
+    return profile
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrays
+
+
+def _array_problems(index, entry, profile):
+    """(normalised entry, problems) for one iotune_arrays entry."""
+    problems = []
+    if not isinstance(entry, dict):
+        return None, ['iotune_arrays[%d] must be a dict, got %r' % (index, entry)]
+    name = entry.get('name')
+    where = "iotune_arrays entry '%s'" % name if isinstance(name, str) else 'iotune_arrays[%d]' % index
+
+    def bad(msg):
+        problems.append('%s: %s' % (where, msg))
+
+    for key in sorted(set(entry) - set(ARRAY_KEYS), key=str):
+        bad('unknown key %r (known: %s)' % (key, ', '.join(ARRAY_KEYS)))
+    for key in ARRAY_REQUIRED:
+        if entry.get(key) in (None, '', []):
+            bad('%s is required' % key)
+    if problems:
+        return None, problems
+
+    out = {'name': name}
+    name_ok = isinstance(name, str) and NAME_RE.fullmatch(name) and name not in ('.', '..')
+    if not name_ok:
+        bad('name %r must be 1-32 letters, digits, _ . - (and not . or ..)' % (name,))
+
+    devices = entry['devices']
+    try:
+        devices = string_list(devices, 'devices')
+    except ValueError as e:
+        bad(str(e))
+        devices = []
+    not_dev = [d for d in devices if not d.startswith('/dev/') or '\n' in d]
+    if not_dev:
+        bad('devices must be /dev paths: %s' % ', '.join(not_dev))
+    if len(devices) != len(set(devices)):
+        bad('devices are not unique: %s' % ', '.join(devices))
+    single_ok = entry.get('allow_single_device', False)
+    if not isinstance(single_ok, bool):
+        bad('allow_single_device must be true or false, got %r' % (single_ok,))
+    elif len(devices) == 1 and not single_ok:
+        bad('a RAID0 of one device gives nothing but a layer to lose; list two or more devices, or set '
+            'allow_single_device: true')
+    out['devices'] = devices
+
+    for key in ('wipe_devices', 'allow_shared_disk'):
+        try:
+            values = string_list(entry.get(key) or [], key)
+        except ValueError as e:
+            bad(str(e))
+            values = []
+        stray = [v for v in values if v not in devices]
+        if stray:
+            bad('%s not in devices: %s (name each one exactly as in devices)' % (key, ', '.join(stray)))
+        out[key] = values
+
+    chunk = entry.get('chunk_kb')
+    try:
+        out['chunk_kb'] = profile['raid_chunk_kb'] if chunk is None else chunk_kb(chunk, 'chunk_kb')
+    except ValueError as e:
+        bad(str(e))
+        out['chunk_kb'] = None
+    if out['chunk_kb'] and devices and out['chunk_kb'] * 1024 * len(devices) > XFS_MAX_SWIDTH_BYTES:
+        bad('chunk_kb %d x %d devices is a stripe of %d bytes; mkfs.xfs refuses a stripe width of 2 GiB '
+            'or more' % (out['chunk_kb'], len(devices), out['chunk_kb'] * 1024 * len(devices)))
+
+    mountpoint, why = normalise_mountpoint(entry['mountpoint'])
+    if why:
+        bad('mountpoint %s' % why)
+    out['mountpoint'] = mountpoint
+
+    try:
+        out['mount_options'] = (profile['mount_options'] if entry.get('mount_options') is None
+                                else mount_options(entry['mount_options'], 'mount_options'))
+    except ValueError as e:
+        bad(str(e))
+
+    label = entry.get('label')
+    if label is None:
+        label = name[:12] if name_ok else None
+    if label is not None and (not isinstance(label, str) or not LABEL_RE.fullmatch(label)):
+        bad('label %r must be 1-12 letters, digits or _ . + - (XFS labels hold at most 12 characters)' % (label,))
+    out['label'] = label
+
+    for key in ('owner', 'group'):
+        value = entry.get(key)
+        if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0) \
+                and not (isinstance(value, str) and OWNER_RE.fullmatch(value)):
+            bad('%s %r is not a user/group name or id' % (key, value))
+        out[key] = None if value is None else str(value)
+    mode = entry.get('mode')
+    if mode is not None and not (isinstance(mode, str) and MODE_RE.fullmatch(mode)):
+        bad("mode %r must be a quoted octal string such as '0750' (an unquoted 0750 is read as a decimal number)"
+            % (mode,))
+    out['mode'] = mode
+
+    nonempty = entry.get('allow_nonempty_mountpoint', False)
+    if not isinstance(nonempty, bool):
+        bad('allow_nonempty_mountpoint must be true or false, got %r' % (nonempty,))
+    out['allow_nonempty_mountpoint'] = nonempty
+    out['allow_single_device'] = single_ok is True
+    try:
+        out['services'] = (profile['services'] if entry.get('services') is None
+                           else service_units(entry['services'], 'services'))
+    except ValueError as e:
+        bad(str(e))
+    return out, problems
+
+
+def validate_arrays(arrays, profile):
+    if not isinstance(arrays, list):
+        raise PlanError(['iotune_arrays must be a list, got %r' % (arrays,)])
+    problems = []
+    entries = []
+    for index, entry in enumerate(arrays):
+        out, found = _array_problems(index, entry, profile)
+        problems.extend(found)
+        if out is not None:
+            entries.append(out)
+    for key, what in (('name', 'array names'), ('mountpoint', 'mount points'), ('label', 'labels')):
+        values = [e[key] for e in entries if e.get(key)]
+        dup = sorted(set(v for v in values if values.count(v) > 1))
+        if dup:
+            problems.append('iotune_arrays: %s must be unique across arrays: %s' % (what, ', '.join(dup)))
+    owners = {}
+    for entry in entries:
+        for dev in entry['devices']:
+            owners.setdefault(dev, []).append(entry['name'])
+    shared = ['%s (in %s)' % (dev, ', '.join(names)) for dev, names in sorted(owners.items()) if len(names) > 1]
+    if shared:
+        problems.append('iotune_arrays: a device can be a member of one array only: %s' % '; '.join(shared))
+    mounts = sorted(e['mountpoint'] for e in entries if e.get('mountpoint'))
+    for outer in mounts:
+        for inner in mounts:
+            if inner != outer and inner.startswith(outer + '/'):
+                problems.append('iotune_arrays: mount point %s lies inside %s; give each array its own tree'
+                                % (inner, outer))
+    if problems:
+        raise PlanError(problems)
+    return entries
+
+
+# ---------------------------------------------------------------------------------------------
+# The plan
+
+
+def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None):
+    """Validate everything and return the plan dict (see docs/architecture.md)."""
+    problems = []
+    profile = None
+    entries = []
+    try:
+        profile = validate_profile(profile_name, profile_data, overrides or {})
+    except PlanError as e:
+        problems.extend(e.problems)
+    if profile is not None:
+        try:
+            entries = validate_arrays(arrays, profile)
+        except PlanError as e:
+            problems.extend(e.problems)
+    if extra_tuning is not None and not isinstance(extra_tuning, list):
+        problems.append('iotune_block_tuning_extra_devices must be a list of dicts')
+    if problems:
+        raise PlanError(problems)
+
+    raid0, xfs, tuning, verify, preflight = [], [], list(extra_tuning or []), [], []
+    for e in entries:
+        raid0.append({'name': e['name'], 'devices': e['devices'], 'chunk_kb': e['chunk_kb'],
+                      'wipe_devices': e['wipe_devices'], 'allow_shared_disk': e['allow_shared_disk'],
+                      'allow_single_device': e['allow_single_device']})
+        fs = {'device': '/dev/md/' + e['name'], 'label': e['label'], 'mountpoint': e['mountpoint'],
+              'mount_options': e['mount_options'], 'services': e['services'],
+              # data on the array can only come from members the user opted in to wipe
+              'allow_data': bool(e['wipe_devices'])}
+        for key in ('owner', 'group', 'mode'):
+            if e[key] is not None:
+                fs[key] = e[key]
+        xfs.append(fs)
+        tuning.append({'md_name': e['name'], 'read_ahead_kb': profile['array']['read_ahead_kb']})
+        for dev in e['devices']:
+            tuning.append({'device': dev, 'read_ahead_kb': profile['members']['read_ahead_kb'],
+                           'scheduler_by_class': profile['members']['scheduler_by_class']})
+        verify.append({'directory': e['mountpoint'], 'expected_mount': e['mountpoint'],
+                       'jobs': profile['fio_verify_jobs'], 'thresholds': profile['fio_verify_thresholds']})
+        preflight.append({'name': e['name'], 'devices': e['devices'], 'wipe_devices': e['wipe_devices'],
+                          'allow_shared_disk': e['allow_shared_disk'], 'mountpoint': e['mountpoint'],
+                          'allow_nonempty_mountpoint': e['allow_nonempty_mountpoint'],
+                          'chunk_kb': e['chunk_kb'], 'label': e['label']})
+    return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
+            'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight}

@@ -1,0 +1,181 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""storage_preflight: the whole plan checked against a fake host before anything changes."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError, parse_fstab
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import FakeHost
+
+
+@pytest.fixture
+def host(tmp_path):
+    h = FakeHost(tmp_path)
+    for i, kname in enumerate(['vdb', 'vdc', 'vdd', 'vde']):
+        h.disk(kname, '254:%d' % (16 * (i + 1)), by_id='virtio-vol%s' % 'ABCD'[i])
+    h.write('etc/fstab', 'LABEL=rootfs / ext4 errors=remount-ro 0 1\n')
+    return h
+
+
+def array(name='data', devices=('/dev/disk/by-id/virtio-volA', '/dev/disk/by-id/virtio-volB'),
+          mountpoint='/var/lib/cassandra', **kw):
+    entry = {'name': name, 'devices': list(devices), 'wipe_devices': [], 'allow_shared_disk': [],
+             'mountpoint': mountpoint, 'allow_nonempty_mountpoint': False}
+    entry.update(kw)
+    return entry
+
+
+def run(host, *arrays):
+    view = ds.SystemView(run_command=host.run, root=host.root)
+    return Preflight({'arrays': list(arrays), 'fstab': '/etc/fstab'}, view).run()
+
+
+def refused(host, *arrays):
+    with pytest.raises(PreflightError) as e:
+        run(host, *arrays)
+    return e.value.problems
+
+
+def test_blank_members_and_missing_mountpoint_pass(host):
+    report = run(host, array())
+    assert report[0]['state'] == 'create'
+    assert [m['kname'] for m in report[0]['members']] == ['vdb', 'vdc']
+    assert report[0]['mountpoint'] == {'path': '/var/lib/cassandra', 'exists': False, 'mounted_from': None,
+                                       'fstab_spec': None}
+    # read-only: only probes ran
+    assert all(c[0].endswith(('blkid', 'wipefs')) for c in host.calls)
+    assert all('--no-act' in c for c in host.calls if c[0].endswith('wipefs'))
+
+
+def test_one_disk_in_two_arrays_through_two_aliases(host):
+    problems = refused(host, array(), array('logs', ['/dev/vdb', '/dev/disk/by-id/virtio-volC'], '/srv/logs'))
+    assert problems == ['/dev/disk/by-id/virtio-volA and /dev/vdb are the same device (/dev/vdb); list each device once']
+
+
+def test_missing_device_is_named(host):
+    assert refused(host, array(devices=['/dev/vdb', '/dev/vdz'])) == ['/dev/vdz does not exist']
+
+
+def test_signature_on_a_member_of_the_second_array_fails_before_anything(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdd'], 0, 'TYPE=ext4\nUUID=1234\n')
+    problems = refused(host, array(), array('logs', ['/dev/vdd', '/dev/vde'], '/srv/logs'))
+    assert len(problems) == 1
+    assert problems[0].startswith("array 'logs': refusing /dev/vdd: ext4 filesystem signature")
+
+
+def test_wipe_opt_in_through_another_alias(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdb'], 0, 'TYPE=ext4\nUUID=1234\n')
+    report = run(host, array(wipe_devices=['/dev/disk/by-id/virtio-volA']))
+    assert report[0]['state'] == 'create'
+
+
+def test_non_zero_data_without_signature_is_refused(host):
+    with open(os.path.join(host.root, 'dev/vdc'), 'wb') as f:
+        f.write(b'\0' * (1 << 20) + b'\x53\xef' + b'\0' * 100)
+    problems = refused(host, array())
+    assert len(problems) == 1 and 'refusing /dev/disk/by-id/virtio-volB (/dev/vdc)' in problems[0]
+    assert 'non-zero data' in problems[0]
+
+
+def test_size_mismatch(host):
+    host.disk('vdf', '254:96', size_bytes=1 << 31)
+    assert 'member sizes differ too much' in refused(host, array(devices=['/dev/vdb', '/dev/vdf']))[0]
+
+
+def members_of_running_array(host, slaves=('vdb', 'vdc')):
+    host.disk('md127', '9:127', size_bytes=2 << 30)
+    host.md_link('data', 'md127')
+    for s in slaves:
+        os.makedirs(os.path.join(host.root, 'sys/class/block/md127/slaves'), exist_ok=True)
+        os.symlink('../../%s' % s, os.path.join(host.root, 'sys/class/block/md127/slaves', s))
+        os.symlink('../../md127', os.path.join(host.root, 'sys/class/block', s, 'holders', 'md127'))
+
+
+def test_rerun_on_a_running_mounted_array(host):
+    members_of_running_array(host)
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'TYPE=xfs\nUUID=aaaa-bbbb\n')
+    host.mount('9:127', '/var/lib/cassandra')
+    os.makedirs(os.path.join(host.root, 'var/lib/cassandra/data'))
+    host.write('etc/fstab', host.read('etc/fstab') + 'UUID=aaaa-bbbb /var/lib/cassandra xfs noatime,nofail 0 0\n')
+    report = run(host, array())
+    assert report[0]['state'] == 'running'
+    assert report[0]['mountpoint']['mounted_from'] == '/dev/x'
+
+
+def test_running_array_on_other_members_is_refused(host):
+    members_of_running_array(host, slaves=('vdb', 'vdd'))
+    problems = refused(host, array())
+    assert "/dev/md/data already runs on /dev/vdb, /dev/vdd, not on the listed devices" in problems[0]
+
+
+def test_members_carrying_this_arrays_superblock_are_left_to_assemble(host):
+    for dev in ('/dev/vdb', '/dev/vdc'):
+        host.on(['blkid', '-p', '-o', 'export', dev], 0, 'TYPE=linux_raid_member\nLABEL=any:data\nUUID=1-2-3-4\n')
+    assert run(host, array())[0]['state'] == 'assemble'
+
+
+def test_superblock_of_another_array_is_refused(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdb'], 0, 'TYPE=linux_raid_member\nLABEL=any:other\n')
+    assert 'md RAID superblock signature' in refused(host, array())[0]
+
+
+def test_partition_of_a_disk_in_use(host):
+    host.disk('vda', '254:0', size_bytes=8 << 30, partitions={'vda1': '254:1', 'vda2': '254:2'})
+    host.disk('vdg', '254:112', size_bytes=4 << 30)
+    host.write('proc/self/mountinfo', '22 1 254:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n')
+    problems = refused(host, array(devices=['/dev/vda2', '/dev/vdg']))
+    assert 'partition of /dev/vda' in problems[0] and 'mounted on /' in problems[0]
+    assert run(host, array(devices=['/dev/vda2', '/dev/vdg'], allow_shared_disk=['/dev/vda2']))[0]['state'] == 'create'
+
+
+# --- mount points -------------------------------------------------------------------------------
+
+def test_non_empty_directory_is_refused_unless_allowed(host):
+    os.makedirs(os.path.join(host.root, 'var/lib/cassandra/commitlog'))
+    host.write('var/lib/cassandra/old.db', 'x')
+    problems = refused(host, array())
+    assert problems == ["array 'data': /var/lib/cassandra is not empty (2 entries: commitlog, old.db); mounting the "
+                        "array there would hide them: move them away, or set allow_nonempty_mountpoint: true"]
+    assert run(host, array(allow_nonempty_mountpoint=True))[0]['mountpoint']['exists'] is True
+
+
+def test_empty_directory_passes(host):
+    os.makedirs(os.path.join(host.root, 'var/lib/cassandra'))
+    assert run(host, array())[0]['mountpoint']['exists'] is True
+
+
+def test_mountpoint_that_is_a_file(host):
+    host.write('var/lib/cassandra', 'x')
+    assert 'exists and is not a directory' in refused(host, array())[0]
+
+
+def test_foreign_fstab_line_is_refused(host):
+    host.write('etc/fstab', host.read('etc/fstab') + '# old\nUUID=0000-1111 /var/lib/cassandra/ ext4 defaults 0 2\n')
+    assert refused(host, array()) == ["array 'data': /etc/fstab line 3 gives /var/lib/cassandra to UUID=0000-1111; "
+                                      "remove or change that line first (it is never rewritten)"]
+
+
+def test_mountpoint_mounted_from_another_device(host):
+    host.disk('vdh', '254:128')
+    host.mount('254:128', '/var/lib/cassandra')
+    problems = refused(host, array())
+    assert 'is already mounted from /dev/x (254:128)' in problems[0]
+
+
+def test_every_problem_is_listed(host):
+    os.makedirs(os.path.join(host.root, 'srv/logs/x'))
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdd'], 0, 'TYPE=ext4\n')
+    problems = refused(host, array(devices=['/dev/vdb', '/dev/vdz']), array('logs', ['/dev/vdd', '/dev/vde'], '/srv/logs'))
+    assert len(problems) == 3
+
+
+def test_parse_fstab_decodes_and_normalises():
+    text = '# c\n\nUUID=1 /data\\040x/ xfs defaults 0 0\n/dev/sda1 none swap sw 0 0\n'
+    assert parse_fstab(text) == [(3, 'UUID=1', '/data x'), (4, '/dev/sda1', 'none')]

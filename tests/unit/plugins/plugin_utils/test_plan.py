@@ -1,0 +1,210 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The tune plan: every input validated on the controller, nothing coerced silently."""
+
+from __future__ import annotations
+
+import copy
+import os
+
+import pytest
+import yaml
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.iotune.storage.plugins.filter.tune_plan import tune_plan
+from ansible_collections.iotune.storage.plugins.plugin_utils.plan import (
+    PlanError, build_plan, normalise_mountpoint, strict_int)
+
+PROFILES = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..', 'roles', 'profile', 'vars', 'profiles')
+
+
+def profile_data(name='cassandra'):
+    with open(os.path.join(PROFILES, name + '.yml')) as f:
+        return yaml.safe_load(f)['profile_data']
+
+
+def arrays(**changes):
+    entry = {'name': 'data', 'devices': ['/dev/disk/by-id/virtio-a', '/dev/disk/by-id/virtio-b'],
+             'mountpoint': '/var/lib/cassandra'}
+    entry.update(changes)
+    return [entry]
+
+
+def problems(overrides=None, arrays_=None, profile='cassandra'):
+    with pytest.raises(PlanError) as e:
+        build_plan(profile, profile_data(profile), overrides or {}, arrays() if arrays_ is None else arrays_)
+    return str(e.value)
+
+
+# --- the plan ---------------------------------------------------------------------------------
+
+def test_plan_of_the_readme_example():
+    plan = build_plan('cassandra', profile_data(), {}, arrays(chunk_kb=256))
+    assert plan['raid0_arrays'] == [{'name': 'data', 'devices': ['/dev/disk/by-id/virtio-a', '/dev/disk/by-id/virtio-b'],
+                                     'chunk_kb': 256, 'wipe_devices': [], 'allow_shared_disk': [],
+                                     'allow_single_device': False}]
+    fs = plan['xfs_filesystems'][0]
+    assert fs['device'] == '/dev/md/data' and fs['label'] == 'data' and fs['mountpoint'] == '/var/lib/cassandra'
+    assert fs['mount_options'] == ['noatime'] and fs['allow_data'] is False
+    # owner/group/mode only when asked for (a re-run must not reset a database's ownership)
+    assert 'owner' not in fs and 'group' not in fs and 'mode' not in fs
+    assert plan['block_tuning_devices'][0] == {'md_name': 'data', 'read_ahead_kb': 8}
+    assert [d['device'] for d in plan['block_tuning_devices'][1:]] == arrays()[0]['devices']
+    assert plan['fio_verify'][0]['directory'] == '/var/lib/cassandra'
+    assert plan['preflight_arrays'][0]['chunk_kb'] == 256
+
+
+def test_profile_defaults_and_overrides():
+    plan = build_plan('cassandra', profile_data(), {'array': {'read_ahead_kb': 16}, 'raid_chunk_kb': '64'}, arrays())
+    assert plan['profile']['array']['read_ahead_kb'] == 16
+    assert plan['raid0_arrays'][0]['chunk_kb'] == 64          # digits in a string (-e) are a number
+    assert plan['profile']['members']['read_ahead_kb'] == 8   # untouched by the override
+
+
+def test_owner_group_mode_and_services_pass_through():
+    plan = build_plan('cassandra', profile_data(), {}, arrays(owner='cassandra', group='cassandra', mode='0750',
+                                                              services=['cassandra', 'jmx-exporter.service']))
+    fs = plan['xfs_filesystems'][0]
+    assert (fs['owner'], fs['group'], fs['mode']) == ('cassandra', 'cassandra', '0750')
+    assert fs['services'] == ['cassandra.service', 'jmx-exporter.service']
+
+
+def test_wipe_opt_in_allows_data_on_the_array():
+    plan = build_plan('cassandra', profile_data(), {}, arrays(wipe_devices=['/dev/disk/by-id/virtio-a']))
+    assert plan['xfs_filesystems'][0]['allow_data'] is True
+
+
+def test_extra_tuning_is_appended_first():
+    extra = [{'kernel': 'rbd*', 'read_ahead_kb': 4096}]
+    plan = build_plan('cassandra', profile_data(), {}, arrays(), extra)
+    assert plan['block_tuning_devices'][0] == extra[0]
+
+
+@pytest.mark.parametrize('given, wanted', [
+    ('/data/', '/data'), ('//data', '/data'), ('/data/./x', '/data/x'), ('/data/../db', '/db'),
+    ('/var/lib/cassandra//', '/var/lib/cassandra'),
+])
+def test_mountpoints_are_normalised(given, wanted):
+    assert normalise_mountpoint(given) == (wanted, None)
+    plan = build_plan('cassandra', profile_data(), {}, arrays(mountpoint=given))
+    assert plan['xfs_filesystems'][0]['mountpoint'] == wanted
+
+
+# --- refusals: each names the key -------------------------------------------------------------
+
+@pytest.mark.parametrize('overrides, expected', [
+    ({'array': {'read_ahead_kb': '16k'}}, "array.read_ahead_kb must be a whole number of KiB, got '16k'"),
+    ({'members': {'read_ahead_kb': 'abc'}}, "members.read_ahead_kb must be a whole number of KiB, got 'abc'"),
+    ({'array': {'read_ahead_kb': -1}}, 'array.read_ahead_kb must be >= 0'),
+    ({'array': {'read_ahead_kb': True}}, 'array.read_ahead_kb must be an integer'),
+    ({'readahead_kb': 16}, 'iotune_profile_overrides: unknown key readahead_kb'),
+    ({'raid_chunk': 64}, 'iotune_profile_overrides: unknown key raid_chunk'),
+    ({'array': {'readahead': 16}}, 'unknown key array.readahead'),
+    ({'raid_chunk_kb': 0}, 'raid_chunk_kb must be >= 4, got 0'),
+    ({'raid_chunk_kb': 96}, 'raid_chunk_kb must be a power of two'),
+    ({'members': {'scheduler_by_class': {'nvme': 'noop'}}}, "unknown scheduler 'noop'"),
+    ({'members': {'scheduler_by_class': {'floppy': 'none'}}}, "unknown device class 'floppy'"),
+    ({'mount_options': 'noatime'}, 'mount_options must be a list of strings'),
+    ({'fio_verify_thresholds': {'nojob': {}}}, 'fio_verify_thresholds for unknown jobs: nojob'),
+])
+def test_profile_refusals(overrides, expected):
+    assert expected in problems(overrides)
+
+
+def test_custom_profile_names_every_missing_key():
+    msg = problems(profile='custom')
+    assert 'raid_chunk_kb, array.read_ahead_kb, members.read_ahead_kb' in msg
+
+
+@pytest.mark.parametrize('changes, expected', [
+    ({'chunk_kb': 0}, 'chunk_kb must be >= 4, got 0'),
+    ({'chunk_kb': '256k'}, "chunk_kb must be a whole number of KiB, got '256k'"),
+    ({'chunk_kb': 100}, 'chunk_kb must be a power of two'),
+    ({'chunk_kb': 524288, 'devices': ['/dev/vdb', '/dev/vdc', '/dev/vdd', '/dev/vde']},
+     'mkfs.xfs refuses a stripe width of 2 GiB or more'),
+    ({'name': '.'}, "name '.' must be 1-32"),
+    ({'name': '..'}, "name '..' must be 1-32"),
+    ({'name': 'data\n'}, "name 'data\\n' must be 1-32"),
+    ({'name': 'a' * 33}, 'must be 1-32'),
+    ({'name': 'da ta'}, 'must be 1-32'),
+    ({'label': 'thirteen_char'}, "label 'thirteen_char' must be 1-12"),
+    ({'mount_options': ['noatime', 'nobarrier']}, 'nobarrier is refused: removed from XFS in Linux 4.19'),
+    ({'mount_options': ['noatime,nodiratime']}, 'is not one mount option'),
+    ({'mount_options': ['noauto']}, 'noauto is refused'),
+    ({'mountpoint': '/'}, 'the root directory'),
+    ({'mountpoint': '/var/'}, '/var is a system directory'),
+    ({'mountpoint': '/usr/./'}, '/usr is a system directory'),
+    ({'mountpoint': '/data/../etc'}, '/etc is a system directory'),
+    ({'mountpoint': 'data'}, 'must be an absolute path'),
+    ({'mountpoint': '/da ta'}, 'white space'),
+    ({'devices': ['/dev/vdb']}, 'allow_single_device: true'),
+    ({'devices': ['/dev/vdb', '/dev/vdb']}, 'devices are not unique'),
+    ({'devices': ['vdb', '/dev/vdc']}, 'devices must be /dev paths: vdb'),
+    ({'devices': '/dev/vdb'}, 'devices must be a list of strings'),
+    ({'wipe_devices': ['/dev/vdz']}, 'wipe_devices not in devices: /dev/vdz'),
+    ({'allow_shared_disk': ['/dev/vdz']}, 'allow_shared_disk not in devices: /dev/vdz'),
+    ({'mode': 750}, "mode 750 must be a quoted octal string"),
+    ({'owner': 'bad user'}, "owner 'bad user' is not a user/group name"),
+    ({'services': ['cassandra.socket']}, 'is a .socket unit'),
+    ({'services': ['-x']}, 'is not a systemd unit name'),
+    ({'allow_nonempty_mountpoint': 'yes'}, 'allow_nonempty_mountpoint must be true or false'),
+    ({'readahead_kb': 8}, "unknown key 'readahead_kb'"),
+    ({'mountpoint': None}, 'mountpoint is required'),
+])
+def test_array_refusals(changes, expected):
+    msg = problems(arrays_=arrays(**changes))
+    assert expected in msg
+    assert msg.startswith("iotune_arrays entry '")
+
+
+def test_single_device_allowed_when_asked():
+    plan = build_plan('cassandra', profile_data(), {}, arrays(devices=['/dev/vdb'], allow_single_device=True))
+    assert plan['raid0_arrays'][0]['allow_single_device'] is True
+
+
+def test_across_arrays():
+    two = arrays() + [{'name': 'data', 'devices': ['/dev/disk/by-id/virtio-a', '/dev/vdx'], 'mountpoint': '/var/lib/cassandra/'}]
+    msg = problems(arrays_=two)
+    assert 'array names must be unique across arrays: data' in msg
+    assert 'mount points must be unique across arrays: /var/lib/cassandra' in msg
+    assert 'a device can be a member of one array only: /dev/disk/by-id/virtio-a (in data, data)' in msg
+
+
+def test_nested_mount_points_are_refused():
+    two = arrays() + [{'name': 'logs', 'devices': ['/dev/vdx', '/dev/vdy'], 'mountpoint': '/var/lib/cassandra/commitlog'}]
+    assert 'lies inside /var/lib/cassandra' in problems(arrays_=two)
+
+
+def test_a_broken_profile_is_reported_before_the_arrays_are_judged_against_it():
+    msg = problems({'readahead_kb': 1}, arrays(name='.'))
+    assert 'unknown key readahead_kb' in msg and "name '.'" not in msg
+
+
+def test_all_array_problems_listed_together():
+    msg = problems(arrays_=arrays(name='..', label='x' * 13, chunk_kb=0, mountpoint='/'))
+    for part in ("name '..'", 'label', 'chunk_kb must be >= 4', 'the root directory'):
+        assert part in msg
+
+
+def test_strict_int():
+    assert strict_int('  16 ', 'x') == 16
+    for bad in ('16k', '', 1.5, None, False, '0x10'):
+        with pytest.raises(ValueError):
+            strict_int(bad, 'x')
+
+
+def test_filter_raises_ansible_error_and_changes_no_input():
+    given = arrays(name='.')
+    before = copy.deepcopy(given)
+    with pytest.raises(AnsibleFilterError, match='nothing was changed'):
+        tune_plan(profile_data(), 'cassandra', {}, given)
+    assert given == before
+
+
+@pytest.mark.parametrize('name', ['cassandra', 'mongodb', 'mongodb_ebs_piops', 'streaming'])
+def test_every_shipped_profile_plans(name):
+    plan = build_plan(name, profile_data(name), {}, arrays())
+    assert plan['raid0_arrays'][0]['chunk_kb'] == profile_data(name)['raid_chunk_kb']

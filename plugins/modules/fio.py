@@ -21,10 +21,17 @@ description:
   - Never works on a raw device. O(directory) must be an existing directory on a mounted block device
     filesystem; the module refuses to run when the filesystem lacks free space for the test file plus
     O(free_space_margin).
-  - For buffered jobs (O(direct=false)) the page cache of the B(whole host) is dropped before each run
-    (C(sync) and C(3) written to C(/proc/sys/vm/drop_caches)) so that reads are cold. This evicts the
-    cache of every application on the host; disable with O(drop_caches=false) on busy production hosts
-    (results are then warm and amplification is under-reported).
+  - Before each buffered run (O(direct=false)) the test file's own pages are evicted from the page cache
+    (C(fsync) and C(posix_fadvise(POSIX_FADV_DONTNEED)) on the test file only), so the data reads are cold
+    without touching any other file's cache.
+  - Depending on O(drop_caches), the page cache of the B(whole host) is dropped too (C(sync) and C(3)
+    written to C(/proc/sys/vm/drop_caches)), which also evicts cached metadata. This evicts the cache of
+    every application on the host (a serving database loses its hot set); V(auto) does it only when the
+    filesystem holds no files besides C(lost+found) and the module's own test files. RV(page_cache) says
+    what was done.
+  - Refuses to run when a process holds files on the measured filesystem (open file descriptors, working
+    directory, or memory-mapped files such as Cassandra's SSTables, found by reading C(/proc/<pid>/fd),
+    C(/proc/<pid>/cwd) and C(/proc/<pid>/maps)), naming each process; O(allow_open_files) overrides it.
   - Optionally sets C(queue/read_ahead_kb) of the device under the filesystem before the job and
     restores the previous value afterwards, also when fio fails (O(read_ahead_kb)). fio opens the test
     file after the change, so the new value is used (readahead is snapshotted per open file).
@@ -131,8 +138,12 @@ options:
   extra:
     description:
       - Additional fio options as a dict (each item passed as C(--key=value)); a value of V(null) or V(true)
-        passes a bare C(--key). Options that would change the test file location, disable the
-        read-only run or write are refused.
+        passes a bare C(--key). Options that would change the test file location or size, disable the
+        read-only run, write, run programs, or that the module sets itself (use its option instead) are
+        refused.
+      - Keys must be plain option names (letters, digits, C(_), C(-); leading C(--) allowed); a key that
+        carries C(=) or whitespace (C(filename=/dev/sda)) is refused, and so is a value with a line break
+        or NUL.
     type: dict
     default: {}
   job_file:
@@ -149,8 +160,21 @@ options:
   drop_caches:
     description:
       - Drop the page cache of the whole host before each buffered run (see description).
+      - V(always) (or V(true)) drops it; V(never) (or V(false)) does not; V(auto) drops it only when the
+        filesystem holds no files besides C(lost+found) and the module's own C(iotune-fio.*) test files
+        (a freshly created filesystem), i.e. when no application on it can lose its cache.
+      - The test file itself is evicted before every buffered run in any case, so the data reads are cold
+        either way; without the host-wide drop, filesystem metadata may be cached.
+    type: raw
+    default: always
+  allow_open_files:
+    description:
+      - Run even when processes hold files on the measured filesystem (open, as working directory or
+        memory-mapped). Without it the module refuses and names the processes (pid and command).
+      - The measurement competes with those processes for the device, and their I/O inflates the device
+        counters.
     type: bool
-    default: true
+    default: false
   keep_file:
     description: Keep the test file(s) after the run (to reuse them in a following call).
     type: bool
@@ -368,6 +392,26 @@ summary:
   description: One fixed-width summary line (job, IOPS, bw, amplification, p99, avg request, noise, verdict).
   returned: success
   type: str
+page_cache:
+  description:
+    - What the module did to the page cache - C(mode) (V(always), V(never), V(auto)), C(buffered) (false
+      for O(direct) jobs, which do not use the page cache), C(host_cache_dropped) (whether C(/proc/sys/vm/drop_caches) was written before the buffered runs),
+      C(test_file_evicted) (the test file's pages were evicted before every buffered run), C(data_found)
+      (in V(auto) mode, a file found on the filesystem that made the module keep the host's cache, else
+      null) and C(note) (one sentence for reports).
+  returned: when fio ran (not in check mode)
+  type: dict
+  sample: {mode: auto, buffered: true, host_cache_dropped: false, test_file_evicted: true,
+           data_found: /var/lib/cassandra/data/ks/t/nb-1-big-Data.db,
+           note: "host page cache not dropped: the filesystem holds files (e.g. ...)"}
+open_files:
+  description:
+    - Processes that hold files on the measured filesystem - C(pid), C(comm), C(how) (V(fd), V(cwd) or
+      V(mmap)) and one C(path). The module refuses to run when this is not empty unless O(allow_open_files).
+  returned: when the directory exists and a job would run
+  type: list
+  elements: dict
+  sample: [{pid: 812, comm: java, how: mmap, path: /var/lib/cassandra/data/ks/t/nb-1-big-Data.db}]
 read_ahead:
   description:
     - Readahead handling - C(device) (the disk owning C(queue/read_ahead_kb)), C(previous) (value found),
@@ -384,6 +428,7 @@ fio_version:
 
 import glob
 import os
+import re
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -403,6 +448,18 @@ REFUSED_KEYS = frozenset((
     'filename', 'directory', 'filename_format', 'opendir', 'readonly', 'unlink', 'unlink_each_loop',
     'rw', 'readwrite', 'create_only', 'output', 'output-format', 'trim_percentage', 'verify',
 ))
+# Refused in ``extra`` as well (job files may set them): the module sets these itself (use its option),
+# they size or place the test files (the free-space check must know the size), write files elsewhere,
+# or run programs.
+EXTRA_ONLY_REFUSED_KEYS = frozenset((
+    'name', 'size', 'filesize', 'nrfiles', 'fill_device', 'fill_fs', 'bs', 'ioengine', 'iodepth', 'numjobs',
+    'direct', 'buffered', 'fadvise_hint', 'io_size', 'io_limit', 'runtime', 'time_based', 'ramp_time',
+    'group_reporting', 'percentile_list', 'lat_percentiles', 'clat_percentiles', 'exec_prerun', 'exec_postrun',
+    'write_iolog', 'write_bw_log', 'write_lat_log', 'write_iops_log', 'write_hist_log', 'read_iolog',
+    'replay_redirect', 'ioscheduler', 'invalidate', 'pre_read', 'trim_backlog', 'do_verify',
+))
+_EXTRA_KEY_RE = re.compile(r'^-{0,2}[A-Za-z0-9_][A-Za-z0-9_-]*$')
+_WS_RE = re.compile(r'[\s=]')
 ALLOWED_RW = frozenset(('read', 'randread'))
 
 
@@ -453,6 +510,61 @@ class Measurer(object):
         with open(os.path.join(self.proc_root, 'sys', 'vm', 'drop_caches'), 'w') as f:
             f.write('3\n')
 
+    def evict(self, paths):
+        """Evict the clean pages of ``paths`` (the test files) from the page cache; True when all were."""
+        ok = True
+        for path in paths:
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                ok = False
+                continue
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            except (OSError, AttributeError):
+                ok = False
+            finally:
+                os.close(fd)
+        return ok
+
+    # ---- who uses the filesystem --------------------------------------------------------------
+    def open_files(self, dev, scope, limit=20):
+        """Processes holding files on the filesystem with device number ``dev`` under path ``scope``.
+
+        Reads /proc/<pid>/cwd, /proc/<pid>/fd/* and /proc/<pid>/maps (mmap'd files, e.g. Cassandra's
+        SSTables) only. Returns (holders, unreadable): one dict {pid, comm, how, path} per process (at
+        most ``limit``), and the number of processes that could not be inspected (permissions).
+        """
+        holders = []
+        unreadable = 0
+        me = os.getpid()
+        try:
+            pids = sorted((int(p) for p in os.listdir(self.proc_root) if p.isdigit()))
+        except OSError:
+            return holders, 0
+        for pid in pids:
+            if pid == me:
+                continue
+            base = os.path.join(self.proc_root, str(pid))
+            try:
+                hit = _process_hit(base, dev, scope)
+            except PermissionError:
+                unreadable += 1
+                continue
+            except OSError:
+                continue  # the process went away
+            if hit:
+                try:
+                    with open(os.path.join(base, 'comm')) as f:
+                        comm = f.read().strip()
+                except OSError:
+                    comm = '?'
+                holders.append(dict(pid=pid, comm=comm, how=hit[0], path=hit[1]))
+                if len(holders) >= limit:
+                    break
+        return holders, unreadable
+
     # ---- processes -----------------------------------------------------------------------------
     def run(self, argv, what):
         rc, out, err = self.module.run_command(argv)
@@ -461,6 +573,87 @@ class Measurer(object):
                 msg='fio %s failed (rc=%d): %s' % (what, rc, (err or out).strip()[-2000:]),
                 cmd=argv, rc=rc, stdout=out, stderr=err)
         return out
+
+
+def _in_scope(path, scope):
+    return path == scope or path.startswith(scope.rstrip('/') + '/')
+
+
+def _strip_deleted(path):
+    return path[:-len(' (deleted)')] if path.endswith(' (deleted)') else path
+
+
+def _process_hit(base, dev, scope):
+    """('cwd'|'fd'|'mmap', path) when the process at /proc/<pid> ``base`` uses a file on ``dev`` in ``scope``."""
+    cwd = os.path.join(base, 'cwd')
+    target = os.readlink(cwd)
+    if _in_scope(target, scope) and os.stat(cwd).st_dev == dev:
+        return 'cwd', target
+    fd_dir = os.path.join(base, 'fd')
+    for fd in os.listdir(fd_dir):
+        link = os.path.join(fd_dir, fd)
+        try:
+            target = _strip_deleted(os.readlink(link))
+            if target.startswith('/') and _in_scope(target, scope) and os.stat(link).st_dev == dev:
+                return 'fd', target
+        except FileNotFoundError:
+            continue  # closed meanwhile
+    with open(os.path.join(base, 'maps')) as f:
+        for line in f:
+            parts = line.split(None, 5)
+            if len(parts) < 6 or not parts[5].startswith('/'):
+                continue
+            path = _strip_deleted(parts[5].rstrip('\n'))
+            try:
+                major, minor = (int(x, 16) for x in parts[3].split(':'))
+            except ValueError:
+                continue
+            if os.makedev(major, minor) == dev and _in_scope(path, scope):
+                return 'mmap', path
+    return None
+
+
+def first_data_file(mountpoint, dev):
+    """A file on the filesystem mounted at ``mountpoint`` other than lost+found and the module's test files.
+
+    Walks the filesystem (not crossing into other mounts) and stops at the first such entry; returns its
+    path, or None when the filesystem holds only directories, lost+found and iotune-fio.* files.
+    """
+    stack = [mountpoint]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = list(os.scandir(current))
+        except OSError:
+            continue
+        for entry in entries:
+            if current == mountpoint and entry.name == 'lost+found':
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.stat(follow_symlinks=False).st_dev == dev:
+                        stack.append(entry.path)
+                    continue
+            except OSError:
+                continue
+            if entry.name.startswith(FILE_PREFIX):
+                continue
+            return entry.path
+    return None
+
+
+def drop_caches_mode(value):
+    """Normalise the drop_caches option: always, never or auto (booleans: true = always, false = never)."""
+    if isinstance(value, bool):
+        return 'always' if value else 'never'
+    text = str(value).strip().lower()
+    if text in ('always', 'true', 'yes', 'on', '1'):
+        return 'always'
+    if text in ('never', 'false', 'no', 'off', '0'):
+        return 'never'
+    if text == 'auto':
+        return 'auto'
+    raise FioReportError('drop_caches must be always, never or auto (or a boolean), got %r' % (value,))
 
 
 def job_argv(params, fio_bin, path):
@@ -516,10 +709,26 @@ def _fmt_pct(value):
     return text
 
 
+def _option_name(text):
+    """fio option name of ``text``: ``--Filename=/x`` -> ``filename`` (``-`` and ``_`` are the same)."""
+    name = _WS_RE.split(str(text).strip().lstrip('-'), 1)[0]
+    return name.lower().replace('-', '_')
+
+
+_REFUSED_NAMES = frozenset(k.replace('-', '_') for k in REFUSED_KEYS | EXTRA_ONLY_REFUSED_KEYS)
+
+
 def check_extra(extra):
-    for key in extra:
-        if key.lower().lstrip('-') in REFUSED_KEYS:
-            raise FioReportError('extra option %r is not allowed (the module controls it)' % key)
+    """Refuse ``extra`` keys that are reserved, not plain option names, or values with line breaks."""
+    for key, value in extra.items():
+        key_text = str(key)
+        if _option_name(key_text) in _REFUSED_NAMES:
+            raise FioReportError('extra option %r is not allowed (the module controls it)' % key_text)
+        if not _EXTRA_KEY_RE.match(key_text):
+            raise FioReportError('extra option %r is not a plain fio option name (no "=", spaces or other '
+                                 'characters in keys; put the value in the value)' % key_text)
+        if value is not None and not isinstance(value, bool) and any(c in str(value) for c in '\n\r\0'):
+            raise FioReportError('extra option %r: the value must not contain a line break or NUL' % key_text)
 
 
 def job_file_plan(text, size_bytes, directory, name):
@@ -579,7 +788,8 @@ def run_module():
             extra=dict(type='dict', default={}),
             job_file=dict(type='path'),
             free_space_margin=dict(type='str', default='64m'),
-            drop_caches=dict(type='bool', default=True),
+            drop_caches=dict(type='raw', default='always'),
+            allow_open_files=dict(type='bool', default=False),
             keep_file=dict(type='bool', default=False),
             repeat=dict(type='int', default=1),
             noise_max=dict(type='float', default=0.2),
@@ -614,6 +824,7 @@ def run_fio(module, host):
     if p['job_file'] and p['test_file']:
         _fail(module, 'test_file cannot be used with job_file (file names come from the job sections)')
     try:
+        drop_mode = drop_caches_mode(p['drop_caches'])
         check_extra(p['extra'])
         size_bytes = None if p['size'] == 'auto' else fio_report.parse_size(p['size'])
         margin = fio_report.parse_size(p['free_space_margin'])
@@ -682,6 +893,23 @@ def run_fio(module, host):
             result['changed'] = changed
             module.exit_json(**result)
 
+    # ---- nobody may use the filesystem ----------------------------------------------------------
+    # read-only check, also in check mode (a refusal is a correct prediction)
+    fs_dev = os.stat(mountpoint).st_dev
+    scope = mountpoint if mountpoint != '/' else directory
+    holders, unreadable = host.open_files(fs_dev, scope)
+    result['open_files'] = holders
+    if holders and not p['allow_open_files']:
+        _fail(module, 'refusing to measure %s: %d process(es) hold files on the filesystem mounted at %s: %s. '
+              'Stop them (a database must not be benchmarked under its feet), or set allow_open_files=true '
+              '(role fio_verify: fio_verify_force=true)'
+              % (directory, len(holders), mountpoint,
+                 ', '.join('pid %d (%s, %s %s)' % (h['pid'], h['comm'], h['how'], h['path']) for h in holders)),
+              **result)
+    if unreadable:
+        module.warn('%d process(es) could not be inspected for open files on %s (run as root)'
+                    % (unreadable, mountpoint))
+
     # ---- plan the commands --------------------------------------------------------------------
     fio_bin = module.get_bin_path('fio', required=not module.check_mode) or 'fio'
     job_path = None
@@ -719,6 +947,22 @@ def run_fio(module, host):
             fio_report.fmt_bytes(needed), p['repeat'], device)
         module.exit_json(**result)
 
+    # ---- page cache ------------------------------------------------------------------------------
+    buffered = bool(p['job_file'] or not p['direct'])
+    data_found = first_data_file(mountpoint, fs_dev) if drop_mode == 'auto' and buffered else None
+    drop = buffered and (drop_mode == 'always' or (drop_mode == 'auto' and data_found is None))
+    page_cache = dict(mode=drop_mode, buffered=buffered, host_cache_dropped=drop, test_file_evicted=False, data_found=data_found)
+    if not buffered:
+        page_cache['note'] = 'direct I/O: the page cache is not used'
+    elif drop:
+        page_cache['note'] = 'host page cache dropped before every run (drop_caches=%s%s)' % (
+            drop_mode, ': the filesystem holds no files' if drop_mode == 'auto' else '')
+    elif drop_mode == 'auto':
+        page_cache['note'] = ('host page cache not dropped: the filesystem holds files (e.g. %s); only the '
+                              'test file was evicted (set drop_caches=always to drop the whole cache)' % data_found)
+    else:
+        page_cache['note'] = 'host page cache not dropped (drop_caches=never); only the test file was evicted'
+
     # ---- run --------------------------------------------------------------------------------------
     tmp_job = None
     created = []
@@ -740,9 +984,13 @@ def run_fio(module, host):
                 result['read_ahead']['used'] = host.set_ra(ra_dev, p['read_ahead_kb'])
             except (OSError, ValueError) as exc:
                 _fail(module, 'cannot set %s read_ahead_kb=%d: %s' % (ra_dev, p['read_ahead_kb'], exc))
+        test_files = sorted(glob.glob(test_glob)) if test_glob else [test_file]
+        evicted = True
         for _i in range(p['repeat']):
-            if p['drop_caches'] and (p['job_file'] or not p['direct']):
-                host.drop_caches()
+            if buffered:
+                evicted = host.evict(test_files) and evicted
+                if drop:
+                    host.drop_caches()
             before, members_before = host.snapshot(device, members)
             out = host.run(cmd, 'measured run')
             after, members_after = host.snapshot(device, members)
@@ -765,6 +1013,10 @@ def run_fio(module, host):
                 except OSError:
                     pass
 
+    page_cache['test_file_evicted'] = bool(buffered and evicted)
+    if buffered and not evicted and not drop:
+        page_cache['note'] += ' (eviction of the test file failed: results may be warm)'
+    result['page_cache'] = page_cache
     agg = fio_report.aggregate_runs(runs, p['noise_max'])
     passed, checks = fio_report.check_thresholds(agg, p['thresholds'], p['noise_max'])
     result.update(agg)

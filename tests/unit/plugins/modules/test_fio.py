@@ -100,6 +100,13 @@ def host(tmp_path, monkeypatch):
     h = FakeHost(tmp_path)
     monkeypatch.setattr(fio, 'SYS_ROOT', str(h.sys))
     monkeypatch.setattr(fio, 'PROC_ROOT', str(h.proc))
+    real_mount_point_of = fio.mount_point_of
+    fake_mnt = os.path.realpath(str(h.mnt))
+
+    def mount_point_of(path):    # the fake mountinfo mounts ``mnt``; os.path.ismount cannot know that
+        path = os.path.realpath(path)
+        return fake_mnt if path == fake_mnt or path.startswith(fake_mnt + '/') else real_mount_point_of(path)
+    monkeypatch.setattr(fio, 'mount_point_of', mount_point_of)
     monkeypatch.setattr(basic.AnsibleModule, 'run_command', lambda self, argv, **kw: h.run_command(argv, **kw))
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, required=False, opt_dirs=None: '/usr/bin/fio')
 
@@ -308,3 +315,150 @@ def test_partition_read_ahead_goes_to_parent(tmp_path):
     assert m.readahead_device('sda1') == 'sda'
     assert m.readahead_device('sda') == 'sda'
     assert m.members('sda') == []
+
+
+# ---- extra guard (issue 9): keys are option names, not option strings ---------------------------
+
+
+@pytest.mark.parametrize('extra', [
+    {'filename=/dev/sda': None}, {'--filename=/x': None}, {'FileName': '/x'}, {'filename /x': None},
+    {'output-format': 'json'}, {'output_format': 'json'}, {'size': '100g'}, {'exec_prerun': 'rm -rf /'},
+    {'ioengine': 'exec'}, {'write_bw_log': '/etc/x'}, {' directory=/': True},
+])
+def test_reserved_extra_keys_refused_in_any_spelling(host, capsys, extra):
+    r = run_module(capsys, base_args(host, extra=extra))
+    assert r['failed'] and 'not allowed' in r['msg'], r['msg']
+    assert host.calls == []
+
+
+@pytest.mark.parametrize('extra, match', [
+    ({'norandommap x': None}, 'plain fio option name'),
+    ({'random_distribution': 'zipf:1.2\nfilename=/dev/sda'}, 'line break'),
+    ({'a;b': 1}, 'plain fio option name'),
+])
+def test_malformed_extra_refused(host, capsys, extra, match):
+    r = run_module(capsys, base_args(host, extra=extra))
+    assert r['failed'] and match in r['msg'], r['msg']
+    assert host.calls == []
+
+
+def test_check_extra_accepts_plain_options():
+    fio.check_extra({'norandommap': None, '--randrepeat': 0, 'random_distribution': 'zipf:1.2', 'gtod_reduce': True})
+
+
+# ---- page cache: auto drops only on a filesystem without files ------------------------------------
+
+
+def test_drop_caches_auto_on_an_empty_filesystem_drops(host, capsys):
+    (host.mnt / 'lost+found').mkdir()
+    (host.mnt / 'lost+found' / '#123').write_text('x')
+    r = run_module(capsys, base_args(host, repeat=2, drop_caches='auto'))
+    assert not r.get('failed'), r
+    assert host.drops == 2
+    pc = r['page_cache']
+    assert pc['mode'] == 'auto' and pc['host_cache_dropped'] is True and pc['data_found'] is None
+    assert pc['test_file_evicted'] is True
+    assert 'holds no files' in pc['note']
+
+
+def test_drop_caches_auto_with_files_keeps_the_host_cache(host, capsys):
+    (host.mnt / 'data' / 'ks').mkdir()
+    (host.mnt / 'data' / 'ks' / 'nb-1-big-Data.db').write_text('sstable')
+    r = run_module(capsys, base_args(host, repeat=2, drop_caches='auto'))
+    assert not r.get('failed'), r
+    assert host.drops == 0
+    pc = r['page_cache']
+    assert pc['host_cache_dropped'] is False and pc['data_found'].endswith('nb-1-big-Data.db')
+    assert pc['test_file_evicted'] is True
+    assert 'not dropped' in pc['note'] and 'drop_caches=always' in pc['note']
+
+
+def test_drop_caches_bool_and_never(host, capsys):
+    (host.mnt / 'data' / 'file').write_text('x')
+    r = run_module(capsys, base_args(host, drop_caches=True))
+    assert host.drops == 1 and r['page_cache']['mode'] == 'always' and r['page_cache']['host_cache_dropped']
+    r = run_module(capsys, base_args(host, drop_caches='never'))
+    assert host.drops == 1 and r['page_cache']['host_cache_dropped'] is False
+    r = run_module(capsys, base_args(host, drop_caches=False))
+    assert host.drops == 1 and r['page_cache']['mode'] == 'never'
+    calls = len(host.calls)
+    r = run_module(capsys, base_args(host, drop_caches='sometimes'))
+    assert r['failed'] and 'drop_caches must be' in r['msg'] and len(host.calls) == calls
+
+
+def test_test_file_is_evicted_before_every_buffered_run(host, capsys, monkeypatch):
+    seen = []
+    monkeypatch.setattr(fio.Measurer, 'evict', lambda self, paths: seen.append(list(paths)) or True)
+    run_module(capsys, base_args(host, repeat=3, drop_caches='never'))
+    assert seen == [[str(host.dir / 'iotune-fio.mmap_rand4k.dat')]] * 3
+    seen[:] = []
+    r = run_module(capsys, base_args(host, direct=True, ioengine='libaio'))
+    assert seen == [] and r['page_cache']['note'].startswith('direct I/O')
+
+
+def test_first_data_file(tmp_path):
+    dev = os.stat(str(tmp_path)).st_dev
+    (tmp_path / 'lost+found').mkdir()
+    (tmp_path / 'lost+found' / 'orphan').write_text('x')
+    (tmp_path / 'empty' / 'dirs').mkdir(parents=True)
+    (tmp_path / 'iotune-fio.verify.dat').write_text('x')
+    assert fio.first_data_file(str(tmp_path), dev) is None
+    (tmp_path / 'empty' / 'dirs' / 'commitlog').write_text('x')
+    assert fio.first_data_file(str(tmp_path), dev) == str(tmp_path / 'empty' / 'dirs' / 'commitlog')
+    # another filesystem (device number) below the mount point is not walked
+    assert fio.first_data_file(str(tmp_path), dev + 1) is None
+
+
+# ---- processes holding files on the filesystem ------------------------------------------------
+
+
+def add_process(h, pid, comm, cwd='/', fds=(), maps=''):
+    base = h.proc / str(pid)
+    (base / 'fd').mkdir(parents=True)
+    (base / 'comm').write_text(comm + '\n')
+    (base / 'cwd').symlink_to(cwd)
+    for i, target in enumerate(fds):
+        (base / 'fd' / str(i)).symlink_to(target)
+    (base / 'maps').write_text(maps)
+
+
+def maps_line(path, dev):
+    return '7f0000000000-7f0000100000 r--s 00000000 %02x:%02x 1234    %s\n' % (os.major(dev), os.minor(dev), path)
+
+
+def test_process_with_an_open_file_is_named_and_refused(host, capsys):
+    held = host.dir / 'commitlog.log'
+    held.write_text('x')
+    add_process(host, 4242, 'java', fds=['/dev/null', str(held)])
+    add_process(host, 77, 'sshd', fds=['/dev/null'])
+    r = run_module(capsys, base_args(host))
+    assert r['failed'] and 'refusing' in r['msg']
+    assert 'pid 4242 (java, fd %s)' % held in r['msg'] and 'sshd' not in r['msg']
+    assert 'allow_open_files' in r['msg']
+    assert r['open_files'] == [{'pid': 4242, 'comm': 'java', 'how': 'fd', 'path': str(held)}]
+    assert host.calls == [] and host.drops == 0
+
+
+def test_mmapped_file_and_cwd_count(host, capsys):
+    dev = os.stat(str(host.mnt)).st_dev
+    sstable = str(host.dir / 'nb-1-big-Data.db')
+    add_process(host, 10, 'java', maps=maps_line('/usr/lib/libc.so.6', dev + 1) + maps_line(sstable + ' (deleted)', dev))
+    add_process(host, 11, 'bash', cwd=str(host.dir))
+    add_process(host, 12, 'cron', maps=maps_line(sstable, dev + 1))     # same path, other device: no
+    r = run_module(capsys, base_args(host), check_mode=True)
+    assert r['failed']
+    assert r['open_files'] == [{'pid': 10, 'comm': 'java', 'how': 'mmap', 'path': sstable},
+                               {'pid': 11, 'comm': 'bash', 'how': 'cwd', 'path': str(host.dir)}]
+
+
+def test_allow_open_files_runs(host, capsys):
+    add_process(host, 11, 'bash', cwd=str(host.dir))
+    r = run_module(capsys, base_args(host, allow_open_files=True))
+    assert not r.get('failed'), r
+    assert r['open_files'][0]['pid'] == 11 and r['iops'] > 0
+
+
+def test_readahead_only_calls_never_refuse(host, capsys):
+    add_process(host, 11, 'bash', cwd=str(host.dir))
+    r = run_module(capsys, dict(directory=str(host.dir), run_job=False))
+    assert not r.get('failed'), r

@@ -17,6 +17,11 @@ description:
   - Items without a measurement (check mode, skipped) get the verdict C(not measured).
   - The host verdict is C(fail) if a job failed, else C(noisy) if a job was noisy, else C(pass)
     (C(not measured) when nothing was measured).
+  - C(host_cache_dropped) and C(page_cache_note) say whether the page cache of the whole host was dropped
+    before the buffered runs (the module's C(page_cache) return), so that a report of warm measurements
+    says so.
+  - The same file provides C(fio_verify_decisions), which decides per array of the main playbook whether
+    to verify (O(iotune_verify) V(auto), V(always), V(never)).
 author:
   - iotune.storage contributors (@iotune)
 options:
@@ -52,6 +57,12 @@ _value:
     jobs: {description: "One dict per job - name, verdict, summary, result (module return).", type: list, elements: dict}
     missed: {description: One sentence per missed threshold with the measured value., type: list, elements: str}
     table: {description: Header and one summary line per job., type: list, elements: str}
+    host_cache_dropped:
+      description:
+        - V(true) when the host's page cache was dropped before every buffered run, V(false) when never,
+          V(partial) in between, V(null) when no buffered job was measured.
+      type: raw
+    page_cache_note: {description: One sentence on the page cache handling (for summaries)., type: str}
 """
 
 from ansible.errors import AnsibleFilterError
@@ -106,6 +117,7 @@ def fio_verify_report(results, directory=None, drop_runs=False):
             name[:16], item.get('msg') or item.get('skipped_reason') or 'check mode')
         table.append(summary)
         jobs.append({'name': name, 'verdict': verdict, 'summary': summary, 'result': result})
+    dropped, note = _page_cache(results)
     verdicts = [j['verdict'] for j in jobs]
     if 'fail' in verdicts:
         host_verdict = 'fail'
@@ -123,9 +135,82 @@ def fio_verify_report(results, directory=None, drop_runs=False):
         'jobs': jobs,
         'missed': missed,
         'table': table,
+        'host_cache_dropped': dropped,
+        'page_cache_note': note,
     }
+
+
+def _page_cache(results):
+    """(host_cache_dropped, note) over the buffered jobs that ran."""
+    infos = [item['page_cache'] for item in results
+             if isinstance(item, dict) and isinstance(item.get('page_cache'), dict) and not item.get('skipped')
+             and item['page_cache'].get('buffered', True)]
+    if not infos:
+        return None, 'page cache: no buffered job was measured'
+    flags = [bool(i.get('host_cache_dropped')) for i in infos]
+    evicted = all(i.get('test_file_evicted') for i in infos)
+    if all(flags):
+        return True, 'host page cache dropped before every buffered run (cold reads)'
+    kept = [i for i in infos if not i.get('host_cache_dropped')]
+    found = [i.get('data_found') for i in kept if i.get('data_found')]
+    why = ('the filesystem holds files (e.g. %s)' % found[0]) if found else (
+        'fio_verify_drop_caches=%s' % kept[0].get('mode', 'never'))
+    note = ('host page cache %s: %s; %s before each run; set fio_verify_drop_caches=always to drop the whole '
+            "host's cache (it evicts every application's cache)"
+            % ('not dropped' if not any(flags) else 'dropped for some jobs only', why,
+               'the test file was evicted from the cache' if evicted
+               else 'the test file could not be evicted: results may be warm'))
+    return (False if not any(flags) else 'partial'), note
+
+
+_TRUE = ('true', 'yes', 'on', '1')
+_FALSE = ('false', 'no', 'off', '0')
+
+
+def verify_mode(value):
+    """iotune_verify -> auto, always or never (true = auto, false = never)."""
+    if value is None or isinstance(value, bool):
+        return 'never' if value is False else 'auto'
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return 'auto'
+    if text in _FALSE:
+        return 'never'
+    if text in ('auto', 'always', 'never'):
+        return text
+    raise AnsibleFilterError('iotune_verify must be auto, always or never (or a boolean: true = auto, '
+                             'false = never), got %r' % (value,))
+
+
+def fio_verify_decisions(items, mode='auto', filesystems=None, run_tags=None):
+    """Annotate the plan items (iotune_plan_fio_verify) with ``verify`` (bool) and ``reason``."""
+    if not isinstance(items, list):
+        raise AnsibleFilterError('fio_verify_decisions expects the list iotune_plan_fio_verify')
+    mode = verify_mode(mode)
+    filesystems = filesystems or {}
+    asked = 'verify' in (run_tags or [])
+    out = []
+    for item in items:
+        if not isinstance(item, dict) or not item.get('directory'):
+            raise AnsibleFilterError('fio_verify_decisions: every item needs a directory')
+        mount = item.get('expected_mount') or item['directory']
+        created = bool((filesystems.get(mount) or {}).get('changed'))
+        if mode == 'never':
+            verify, reason = False, 'skipped (iotune_verify=never)'
+        elif mode == 'always':
+            verify, reason = True, 'iotune_verify=always'
+        elif asked:
+            verify, reason = True, 'asked with --tags verify'
+        elif created:
+            verify, reason = True, 'the filesystem was created in this run'
+        else:
+            verify, reason = False, ('skipped: the filesystem existed before this run and a re-run does not '
+                                     'benchmark a host that may be serving; run it with --tags verify or '
+                                     '-e iotune_verify=always')
+        out.append(dict(item, verify=verify, reason=reason))
+    return out
 
 
 class FilterModule(object):
     def filters(self):
-        return {'fio_verify_report': fio_verify_report}
+        return {'fio_verify_report': fio_verify_report, 'fio_verify_decisions': fio_verify_decisions}

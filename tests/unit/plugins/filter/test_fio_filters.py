@@ -93,3 +93,83 @@ def test_sweep_table_errors_are_filter_errors():
         readahead_sweep_table('nope')
     with pytest.raises(AnsibleFilterError):
         readahead_sweep_table([{'iops': 5, 'noise': {}}])   # no read_ahead.used
+
+
+# ---- page cache in the report ------------------------------------------------------------------
+
+from ansible_collections.iotune.storage.plugins.filter.fio_verify_report import fio_verify_decisions  # noqa: E402
+
+
+def pc(dropped, buffered=True, data_found=None, mode='auto', evicted=True):
+    return {'page_cache': {'mode': mode, 'buffered': buffered, 'host_cache_dropped': dropped,
+                           'test_file_evicted': evicted, 'data_found': data_found}}
+
+
+def test_report_says_when_the_host_cache_was_not_dropped():
+    report = fio_verify_report([job('mmap_rand4k', 'pass', **pc(False, data_found='/var/lib/cassandra/x.db')),
+                                job('rand8k', 'pass', **pc(False, buffered=False))])
+    assert report['host_cache_dropped'] is False
+    note = report['page_cache_note']
+    assert note.startswith('host page cache not dropped: the filesystem holds files (e.g. /var/lib/cassandra/x.db)')
+    assert 'the test file was evicted' in note and 'fio_verify_drop_caches=always' in note
+
+
+def test_report_cache_dropped_partial_and_direct_only():
+    assert fio_verify_report([job('a', 'pass', **pc(True)), job('b', 'pass', **pc(True, buffered=False))]
+                             )['host_cache_dropped'] is True
+    mixed = fio_verify_report([job('a', 'pass', **pc(True)), job('b', 'pass', **pc(False, mode='never'))])
+    assert mixed['host_cache_dropped'] == 'partial' and 'fio_verify_drop_caches=never' in mixed['page_cache_note']
+    direct = fio_verify_report([job('b', 'pass', **pc(False, buffered=False))])
+    assert direct['host_cache_dropped'] is None
+    warm = fio_verify_report([job('a', 'pass', **pc(False, mode='never', evicted=False))])
+    assert 'results may be warm' in warm['page_cache_note']
+
+
+# ---- when the main playbook verifies --------------------------------------------------------------
+
+PLAN = [{'directory': '/var/lib/cassandra', 'expected_mount': '/var/lib/cassandra', 'jobs': [], 'thresholds': {}},
+        {'directory': '/srv/kafka', 'expected_mount': '/srv/kafka', 'jobs': [], 'thresholds': {}}]
+CREATED = {'/var/lib/cassandra': {'changed': True}, '/srv/kafka': {'changed': False}}
+
+
+def decisions(**kw):
+    return [(d['directory'], d['verify']) for d in fio_verify_decisions(PLAN, **kw)]
+
+
+@pytest.mark.parametrize('mode', ['auto', True, 'true', 'yes', None])
+def test_auto_verifies_only_new_filesystems(mode):
+    assert decisions(mode=mode, filesystems=CREATED, run_tags=['all']) == [
+        ('/var/lib/cassandra', True), ('/srv/kafka', False)]
+    out = fio_verify_decisions(PLAN, mode=mode, filesystems=CREATED, run_tags=['all'])
+    assert out[0]['reason'] == 'the filesystem was created in this run'
+    assert '--tags verify' in out[1]['reason'] and 'iotune_verify=always' in out[1]['reason']
+    assert out[0]['jobs'] == [] and out[0]['expected_mount'] == '/var/lib/cassandra'
+
+
+def test_auto_rerun_verifies_nothing():
+    assert decisions(mode='auto', filesystems={'/var/lib/cassandra': {'changed': False}}, run_tags=['all']) == [
+        ('/var/lib/cassandra', False), ('/srv/kafka', False)]
+    # the xfs role did not run at all (--tags tuning) or has no results yet
+    assert decisions(mode='auto', filesystems=None, run_tags=['tuning']) == [
+        ('/var/lib/cassandra', False), ('/srv/kafka', False)]
+
+
+def test_tag_verify_and_always_verify_everything():
+    assert decisions(mode='auto', filesystems={}, run_tags=['verify']) == [
+        ('/var/lib/cassandra', True), ('/srv/kafka', True)]
+    assert decisions(mode='always', filesystems={}, run_tags=['all']) == [
+        ('/var/lib/cassandra', True), ('/srv/kafka', True)]
+
+
+@pytest.mark.parametrize('mode', ['never', False, 'false', 'no'])
+def test_never_wins_even_over_the_tag(mode):
+    out = fio_verify_decisions(PLAN, mode=mode, filesystems=CREATED, run_tags=['verify'])
+    assert [d['verify'] for d in out] == [False, False]
+    assert out[0]['reason'] == 'skipped (iotune_verify=never)'
+
+
+def test_bad_mode_and_input():
+    with pytest.raises(AnsibleFilterError, match='iotune_verify must be auto, always or never'):
+        fio_verify_decisions(PLAN, mode='sometimes')
+    with pytest.raises(AnsibleFilterError, match='needs a directory'):
+        fio_verify_decisions([{}], mode='auto')

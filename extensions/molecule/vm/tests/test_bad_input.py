@@ -1,0 +1,152 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Bad input fails before the host changes: the whole `tune` playbook, on the converged lab VM.
+
+Each case adds a second array `extra` on the blank lab_disks[9:11] (or breaks the profile) and runs
+iotune.storage.tune as a subprocess. Every run must fail naming the key, report changed=0, and leave the
+host as it was: no /dev/md/extra, the blank disks still blank, fstab, mdadm.conf and the udev rules
+unchanged. The host-side cases (aliases of one disk, a disk that only looks blank, a partition of a
+disk in use, a non-empty directory, a foreign fstab line) are caught by the storage_preflight module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+MOUNTPOINT = "/var/lib/cassandra"
+FINGERPRINT = ("sha256sum /etc/fstab /etc/mdadm/mdadm.conf /etc/udev/rules.d/66-iotune-storage.rules; "
+               "cat /proc/mdstat; ls /dev/md; ls /etc/systemd/system/*.d/iotune-storage-mounts.conf")
+
+
+def run_tune(request, hostname, extra_vars, tags=None):
+    inventories = [os.path.join(HERE, "..", "inventory"), request.config.option.ansible_inventory]
+    argv = ["ansible-playbook", "iotune.storage.tune", "--limit", hostname, "-e", json.dumps(extra_vars)]
+    if tags:
+        argv += ["--tags", tags]
+    for inv in inventories:
+        argv += ["-i", inv]
+    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_HOST_KEY_CHECKING="false",
+               ANSIBLE_NOCOLOR="1")
+    env.pop("ANSIBLE_CONFIG", None)   # molecule's cfg adds profile_tasks output after the JSON
+    env.setdefault("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, "build", "collections"))
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900, check=False)
+    start = proc.stdout.find("{")
+    assert start >= 0, proc.stdout + proc.stderr
+    return proc.returncode, json.loads(proc.stdout[start:])
+
+
+def failure_messages(report, hostname):
+    found = []
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            result = task["hosts"].get(hostname, {})
+            if result.get("failed"):
+                found.append("%s: %s" % (task["task"]["name"], result.get("msg", "")))
+    return found
+
+
+@pytest.fixture(scope="module")
+def hostname(host):
+    return host.ansible.get_variables()["inventory_hostname"]
+
+
+@pytest.fixture(scope="module")
+def disks(host):
+    lab = host.ansible.get_variables()["lab_disks"]
+    assert len(lab) >= 11, "the scenario needs 11 lab disks"
+    return lab
+
+
+@pytest.fixture(scope="module")
+def kname(host):
+    return lambda path: host.check_output("readlink -f %s", path)
+
+
+@pytest.fixture(scope="module")
+def converged(disks):
+    return {"name": "data", "devices": [d["by_id"] for d in disks[0:4]], "chunk_kb": 256,
+            "mountpoint": MOUNTPOINT, "services": ["cassandra", "iotune-standin"]}
+
+
+@pytest.fixture(scope="module")
+def traps(host):
+    """A non-empty directory and a foreign fstab line, removed afterwards."""
+    host.run_expect([0], "mkdir -p /srv/olddata && echo keep > /srv/olddata/keep.txt")
+    line = "LABEL=iotune-elsewhere /srv/foreign xfs noauto,nofail 0 0"
+    host.run_expect([0], "grep -qxF '%s' /etc/fstab || echo '%s' >> /etc/fstab" % (line, line))
+    before = host.check_output(FINGERPRINT)
+    yield before
+    host.run_expect([0], "sed -i '\\#^LABEL=iotune-elsewhere #d' /etc/fstab; rm -rf /srv/olddata")
+
+
+def extra(disks, **changes):
+    entry = {"name": "extra", "devices": [disks[9]["by_id"], disks[10]["by_id"]], "mountpoint": "/srv/extra"}
+    entry.update(changes)
+    return entry
+
+
+CASES = [
+    # (id, function(disks, kname) -> extra vars beyond iotune_arrays[0], expected text)
+    ("aliases-across-arrays", lambda d, k: {"arrays": [extra(d), extra(d, name="extra2", mountpoint="/srv/extra2",
+                                                                     devices=[k(d[9]["by_id"]), k(d[10]["by_id"])])]},
+     "are the same device"),
+    ("label-13-chars", lambda d, k: {"arrays": [extra(d, label="thirteen_char")]}, "label 'thirteen_char' must be 1-12"),
+    ("nobarrier", lambda d, k: {"arrays": [extra(d, mount_options=["noatime", "nobarrier"])]}, "nobarrier is refused"),
+    ("stripe-too-wide", lambda d, k: {"arrays": [extra(d, chunk_kb=1048576)]},
+     "mkfs.xfs refuses a stripe width of 2 GiB"),
+    ("chunk-0", lambda d, k: {"arrays": [extra(d, chunk_kb=0)]}, "chunk_kb must be >= 4, got 0"),
+    ("readahead-16k", lambda d, k: {"overrides": {"array": {"read_ahead_kb": "16k"}}},
+     "array.read_ahead_kb must be a whole number of KiB, got '16k'"),
+    ("readahead-abc", lambda d, k: {"overrides": {"members": {"read_ahead_kb": "abc"}}},
+     "members.read_ahead_kb must be a whole number of KiB, got 'abc'"),
+    ("override-typo-readahead_kb", lambda d, k: {"overrides": {"readahead_kb": 16}}, "unknown key readahead_kb"),
+    ("override-typo-raid_chunk", lambda d, k: {"overrides": {"raid_chunk": 64}}, "unknown key raid_chunk"),
+    ("name-dot", lambda d, k: {"arrays": [extra(d, name=".")]}, "name '.' must be"),
+    ("name-dotdot", lambda d, k: {"arrays": [extra(d, name="..")]}, "name '..' must be"),
+    ("name-newline", lambda d, k: {"arrays": [extra(d, name="extra\n")]}, "name 'extra\\n' must be"),
+    ("system-directory", lambda d, k: {"arrays": [extra(d, mountpoint="/var/./")]}, "/var is a system directory"),
+    ("single-device", lambda d, k: {"arrays": [extra(d, devices=[d[9]["by_id"]])]}, "allow_single_device: true"),
+    ("looks-blank-ext4-at-1mib", lambda d, k: {"arrays": [extra(d, devices=[d[7]["by_id"], d[9]["by_id"]])]},
+     "non-zero data"),
+    ("partition-of-a-disk-in-use", lambda d, k: {"arrays": [extra(d, devices=[d[8]["by_id"] + "-part2",
+                                                                              d[9]["by_id"]])]},
+     "which is in use"),
+    ("non-empty-directory", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/olddata")]},
+     "/srv/olddata is not empty (1 entries: keep.txt)"),
+    ("foreign-fstab-line", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/foreign")]},
+     "gives /srv/foreign to LABEL=iotune-elsewhere"),
+]
+
+
+@pytest.mark.parametrize("case, make, expected", CASES, ids=[c[0] for c in CASES])
+def test_refused_before_any_change(request, host, hostname, disks, kname, converged, traps, case, make, expected):
+    given = make(disks, kname)
+    extra_vars = {"iotune_arrays": [converged] + given.get("arrays", []), "iotune_verify": False}
+    if "overrides" in given:
+        extra_vars["iotune_profile_overrides"] = given["overrides"]
+    rc, report = run_tune(request, hostname, extra_vars)
+    messages = failure_messages(report, hostname)
+    assert rc != 0, messages
+    assert report["stats"][hostname]["changed"] == 0
+    assert len(messages) == 1 and expected in messages[0], messages
+    # the first failure is in the profile role: nothing after it ran
+    assert any(step in messages[0] for step in ("Validate the variables", "Check the arrays")), messages
+    assert host.check_output(FINGERPRINT) == traps
+    assert not host.file("/dev/md/extra").exists
+    for d in disks[9:11]:
+        assert host.run("blkid -p %s", d["by_id"]).rc == 2, d
+
+
+def test_the_valid_plan_still_passes_the_preflight(request, hostname, converged, traps):
+    """Negative control: the converged variables pass the same checks (tag facts: plan, preflight, facts)."""
+    rc, report = run_tune(request, hostname, {"iotune_arrays": [converged]}, tags="facts")
+    assert rc == 0, failure_messages(report, hostname)
+    assert report["stats"][hostname]["changed"] == 0

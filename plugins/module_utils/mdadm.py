@@ -201,10 +201,11 @@ def describe_array(name, level, chunk_kb, members, metadata=None, uuid=None):
 class Plan:
     """Decision for state=present/assembled."""
 
-    def __init__(self, action, messages=None, uuid=None):
+    def __init__(self, action, messages=None, uuid=None, unknown=None):
         self.action = action            # ok | create | assemble | fail
         self.messages = messages or []
         self.uuid = uuid
+        self.unknown = unknown or []    # properties that could not be compared (superblock from blkid)
 
     def __repr__(self):
         return 'Plan(%s, %r)' % (self.action, self.messages)
@@ -274,10 +275,27 @@ def plan_from_superblocks(name, desired, superblocks, labels):
         return Plan('fail', ['an inactive array named %s (UUID %s) exists on %s but %s; refusing to assemble '
                              'or re-create it' % (name, uuid, ', '.join(labels[k] for k in sorted(ours)),
                                                   '; '.join(problems))], uuid=uuid)
-    return Plan('assemble', uuid=uuid)
+    unknown = [what for key, what in (('level', 'level'), ('chunk_kb', 'chunk size'), ('raid_devices', 'number of members'))
+               if sb.get(key) is None]
+    return Plan('assemble', uuid=uuid, unknown=unknown)
 
 
-def validate_params(name, level, chunk_kb, metadata, device_count):
+def join_words(words):
+    """'a', 'a and b', 'a, b and c'."""
+    words = list(words)
+    if len(words) < 2:
+        return ''.join(words)
+    return '%s and %s' % (', '.join(words[:-1]), words[-1])
+
+
+def missing_slots(raid_devices, roles):
+    """Slots (0-based) of an array with ``raid_devices`` members that no present member claims."""
+    if raid_devices is None:
+        return None
+    return [slot for slot in range(raid_devices) if slot not in roles]
+
+
+def validate_params(name, level, chunk_kb, metadata, device_count, allow_single_device=False):
     """Parameter errors (list of messages)."""
     errors = []
     if not NAME_RE.match(name or ''):
@@ -290,6 +308,9 @@ def validate_params(name, level, chunk_kb, metadata, device_count):
         errors.append('metadata %r is not supported (use 1.0, 1.1 or 1.2)' % (metadata,))
     if device_count < 1:
         errors.append('devices must list at least one device')
+    elif device_count == 1 and not allow_single_device:
+        errors.append('devices lists a single device: a RAID0 of one device stripes nothing and only adds an md '
+                      'layer (mdadm needs --force for it); set allow_single_device: true if that is really wanted')
     return errors
 
 

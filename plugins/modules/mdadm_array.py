@@ -21,12 +21,21 @@ description:
     mapper), or when it carries any signature (filesystem of any type including XFS, LVM2 physical
     volume, md superblock, partition table) found by C(blkid -p) and C(wipefs --no-act). mdadm's own
     check does not recognise XFS or LVM.
-  - A member carrying a signature is only used when it is listed in O(wipe_devices); it is then wiped
-    with C(wipefs -a) right before the array is created. Devices in use are never touched.
+  - A member without any signature whose first MiB, the MiB at offset 1 MiB (2048 sectors, the usual
+    start of a first partition) or last MiB is not all zeros is refused as well - for example a disk
+    whose partition table was lost but that still holds a filesystem at 1 MiB, which C(blkid) and
+    C(wipefs) do not see. Fresh cloud volumes read as zeros and pass.
+  - A member that is a partition is refused when its disk or another partition of that disk is in use
+    (mounted, swap, held, the root filesystem), unless it is listed in O(allow_shared_disk).
+  - A member carrying a signature (or non-zero data) is only used when it is listed in O(wipe_devices);
+    signatures are then wiped with C(wipefs --all --backup) right before the array is created, and
+    restored from the backup when C(mdadm --create) fails. Devices in use are never touched.
   - An existing array with the same members, level and chunk is left alone. An array with the same
     name but different members, level or chunk is a failure; it is never re-created silently.
   - Check mode predicts the result without changing anything, also on a host where mdadm is not
-    installed yet (the prediction then relies on C(blkid), part of util-linux).
+    installed yet (the prediction then relies on C(blkid), part of util-linux). C(blkid) shows the
+    name and UUID of an md superblock but not its level, chunk size or number of members; a predicted
+    assembly then comes with a warning that the prediction is uncertain.
 author:
   - iotune.storage contributors (@iotune)
 options:
@@ -91,12 +100,35 @@ options:
     default: any
   wipe_devices:
     description:
-      - Devices that may be wiped with C(wipefs -a) before the array is created. Every entry must
+      - Devices that may be wiped with C(wipefs --all) before the array is created. Every entry must
         also be listed in O(devices) (any path to the same device counts). Devices that are mounted,
         used as swap or held are refused even when listed here.
+      - A listed device with non-zero data but no signature is used as it is (C(mdadm --create)
+        overwrites it; there is nothing for C(wipefs) to erase).
+      - The erased signature bytes are saved by C(wipefs --backup) into a new directory
+        C(/var/backups/iotune-storage/NAME-TIMESTAMP-XXXX/) (mode 0700), one file
+        C(wipefs-DEVICE-0xOFFSET.bak) per signature (RV(wipe_backups)). When C(wipefs) or
+        C(mdadm --create) fails they are written back and the failure message says so.
     type: list
     elements: path
     default: []
+  allow_shared_disk:
+    description:
+      - Partitions in O(devices) that may be used although their disk, or another partition of the
+        same disk, is in use (mounted, swap, held by md/LVM/device mapper, the root filesystem).
+        Without it such a partition is refused, naming the disk and what uses it.
+      - Every entry must also be listed in O(devices) (any path to the same device counts). It does
+        not allow a member that is itself in use, nor one that carries a signature or data (see
+        O(wipe_devices)).
+    type: list
+    elements: path
+    default: []
+  allow_single_device:
+    description:
+      - Allow an array with a single member. A RAID0 of one device stripes nothing and mdadm only
+        creates it with C(--force); without this option O(devices) with one entry is refused.
+    type: bool
+    default: false
   settle_timeout:
     description:
       - Seconds to wait for udev and for C(/dev/md/NAME) to appear after create/assemble.
@@ -216,14 +248,26 @@ stopped:
   returned: always
   type: bool
 wiped:
-  description: Devices wiped (or that would be wiped) with C(wipefs -a) before create.
+  description: Devices wiped (or that would be wiped) with C(wipefs --all) before create.
   returned: always
   type: list
   elements: str
+wipe_backups:
+  description:
+    - Files written by C(wipefs --backup) with the erased signature bytes, one per signature; the
+      offset is in the file name. Empty when nothing was wiped (and always in check mode).
+    - To undo a wipe by hand C(dd if=FILE of=DEVICE seek=$((OFFSET)) bs=1 conv=notrunc).
+  returned: always
+  type: list
+  elements: str
+  sample: [/var/backups/iotune-storage/data-20261123T190501Z-k2j4/wipefs-vdc-0x00000000.bak]
 """
 
+import glob
 import os
+import re
 import socket
+import tempfile
 import time
 
 from ansible.module_utils.basic import AnsibleModule
@@ -239,8 +283,14 @@ class ArrayError(Exception):
         self.data = data
 
 
+BACKUP_ROOT = '/var/backups/iotune-storage'
+_BACKUP_RE = re.compile(r'-0x([0-9a-fA-F]+)\.bak$')
+
+
 class MdadmArray:
     """Executes the plan for one array. ``run`` is ``module.run_command``-like."""
+
+    backup_root = BACKUP_ROOT
 
     def __init__(self, params, view, run, mdadm, udevadm=None, check_mode=False, sleep=time.sleep,
                  warn=None):
@@ -262,6 +312,15 @@ class MdadmArray:
             raise ArrayError('%s failed (rc=%s): %s' % (what, rc, (err or out).strip()),
                              cmd=argv, rc=rc, stdout=out, stderr=err)
         return out
+
+    def member_subset(self, option, why, member_ids, errors):
+        """Resolve a list option whose entries must be members; problems are appended to ``errors``."""
+        resolved, problems = ds.resolve_all(self.view, self.p.get(option) or [])
+        errors.extend('%s: %s' % (option, e) for e in problems)
+        for dev in resolved:
+            if dev.majmin not in member_ids:
+                errors.append('%s entry %s is not one of devices; %s' % (option, dev.label, why))
+        return resolved
 
     def md_exists(self):
         return self.view.exists(self.device)
@@ -289,11 +348,14 @@ class MdadmArray:
         }
 
     def examine(self, dev):
-        rc, out, err = self.run([self.mdadm, '--examine', '--export', dev.resolved])
+        return self.examine_path(dev.resolved)
+
+    def examine_path(self, path):
+        rc, out, err = self.run([self.mdadm, '--examine', '--export', path])
         if rc != 0 or not out.strip():
             return None
         sb = md.parse_examine_export(out)
-        rc, text, err = self.run([self.mdadm, '--examine', dev.resolved])
+        rc, text, err = self.run([self.mdadm, '--examine', path])
         if rc == 0:
             human = md.parse_examine(text)
             for key in ('chunk_kb', 'role', 'level', 'raid_devices', 'name', 'uuid'):
@@ -308,6 +370,60 @@ class MdadmArray:
         return {'name': probe.get('LABEL'), 'uuid': md.blkid_uuid_to_mdadm(probe.get('UUID')),
                 'level': None, 'chunk_kb': None, 'raid_devices': None, 'role': None}
 
+    def inactive(self, kname, info):
+        state = self.view.sys_read(kname, 'md/array_state') if kname else None
+        return 'inactive' in (state or '') or 'inactive' in (info.get('state') or '')
+
+    def inactive_message(self, kname, info, devices, labels):
+        """Why an array is inactive: which slot is missing and what became of the listed devices."""
+        present = set(self.view.slaves(kname))
+        present.update(d.kname for d in devices if kname in self.view.holders(d.kname))
+        present.update(info.get('members') or [])
+        roles = {}
+        raid_devices = None
+        for member in sorted(present):
+            sb = self.examine_path('/dev/%s' % member) or {}
+            if sb.get('role') is not None:
+                roles[sb['role']] = member
+            raid_devices = raid_devices if sb.get('raid_devices') is None else sb['raid_devices']
+        if raid_devices is None:
+            raid_devices = info.get('raid_devices')
+        uuid = info.get('uuid')
+        missing = md.missing_slots(raid_devices, roles)
+        parts = []
+        if missing:
+            parts.append('%s of %s %s missing' % (md.join_words('slot %d' % s for s in missing), raid_devices,
+                                                  'is' if len(missing) == 1 else 'are'))
+        elif missing is None:
+            parts.append('the number of members it needs is not known')
+        parts.append('present: %s' % (', '.join('/dev/%s%s' % (k, ''.join(' as slot %d' % r for r, m in roles.items()
+                                                                          if m == k)) for k in sorted(present))
+                                      or 'none'))
+        not_added = []
+        for dev in devices:
+            if dev.kname in present:
+                continue
+            sb = self.examine(dev)
+            if sb and uuid and sb.get('uuid') == uuid:
+                not_added.append('%s carries its superblock (slot %s) but was not added' % (labels[dev.kname], sb.get('role')))
+            elif sb:
+                not_added.append('%s is not in it (it carries the superblock of another array, %s UUID %s)'
+                                 % (labels[dev.kname], sb.get('name'), sb.get('uuid')))
+            else:
+                not_added.append('%s is not in it (it does not carry the superblock of this array)' % labels[dev.kname])
+        text = ('array %s (UUID %s) is assembled as /dev/%s but inactive: a member is missing: %s'
+                % (self.name, uuid, kname, '; '.join(parts)))
+        if not_added:
+            text += '; of devices, %s' % '; '.join(not_added)
+        if any('but was not added' in n for n in not_added):
+            text += ('. Stop the half-assembled array with "mdadm --stop /dev/%s" and run again to assemble it from '
+                     'all its members' % kname)
+        else:
+            text += ('. A RAID0 array cannot run without all its members and nothing was changed: attach the missing '
+                     'disk, then stop the array with "mdadm --stop /dev/%s" and run again; if the disk is lost, so '
+                     'is the array' % kname)
+        return text
+
     def result_from_detail(self, info, **flags):
         kname = md.kernel_name(self.view.path(self.device)) if self.md_exists() else None
         result = {
@@ -320,7 +436,7 @@ class MdadmArray:
             'raid_disks': info.get('raid_devices') or len(info.get('members') or []),
             'md_name': info.get('name'),
             'array_line': None,
-            'created': False, 'assembled': False, 'stopped': False, 'wiped': [],
+            'created': False, 'assembled': False, 'stopped': False, 'wiped': [], 'wipe_backups': [],
         }
         if info.get('uuid'):
             result['array_line'] = md.array_line(self.name, self.p['metadata'] if not info.get('metadata')
@@ -363,16 +479,14 @@ class MdadmArray:
     # --- state=present/assembled ----------------------------------------------------------------
     def present(self):
         p = self.p
-        errors = md.validate_params(self.name, p['level'], p['chunk_kb'], p['metadata'], len(p['devices'] or []))
+        errors = md.validate_params(self.name, p['level'], p['chunk_kb'], p['metadata'], len(p['devices'] or []),
+                                    allow_single_device=p.get('allow_single_device', False))
         if errors:
             raise ArrayError('; '.join(errors))
         devices, errors = ds.resolve_all(self.view, p['devices'])
-        wipe, wipe_errors = ds.resolve_all(self.view, p['wipe_devices'] or [])
-        errors.extend('wipe_devices: %s' % e for e in wipe_errors)
         member_ids = set(d.majmin for d in devices)
-        for w in wipe:
-            if w.majmin not in member_ids:
-                errors.append('wipe_devices entry %s is not one of devices; only members can be wiped' % w.label)
+        wipe = self.member_subset('wipe_devices', 'only members can be wiped', member_ids, errors)
+        shared = self.member_subset('allow_shared_disk', 'it only applies to members', member_ids, errors)
         if errors:
             raise ArrayError('array %s: %s' % (self.name, '; '.join(errors)))
         labels = dict((d.kname, d.label) for d in devices)
@@ -394,10 +508,9 @@ class MdadmArray:
             info = self.detail(self.device)
             if info is None:
                 raise ArrayError('%s exists but mdadm --detail cannot read it' % self.device)
-            if info.get('state') and 'inactive' in info['state']:
-                raise ArrayError('%s exists but is inactive (state: %s, members present: %s); a RAID0 array '
-                                 'needs all its members — check the missing disks'
-                                 % (self.device, info['state'], ', '.join(info['members']) or 'none'))
+            kname = md.kernel_name(self.view.path(self.device))
+            if self.inactive(kname, info):
+                raise ArrayError(self.inactive_message(kname, info, devices, labels), existing=info)
             problems = md.compare_active(self.name, desired, info)
             if problems:
                 raise ArrayError(problems[0], existing=info)
@@ -410,6 +523,8 @@ class MdadmArray:
                     if not holder.startswith('md'):
                         continue
                     info = self.detail('/dev/%s' % holder)
+                    if info and md.short_name(info.get('name')) == self.name and self.inactive(holder, info):
+                        raise ArrayError(self.inactive_message(holder, info, devices, labels), existing=info)
                     if info and md.short_name(info.get('name')) == self.name:
                         raise ArrayError(
                             'array %s (UUID %s) is running as /dev/%s but %s does not exist (it was '
@@ -435,9 +550,16 @@ class MdadmArray:
                 if info is None:
                     raise ArrayError('%s was assembled but mdadm --detail cannot read it' % self.device)
                 return self.result_from_detail(info, assembled=True), {'before': empty_before, 'after': after}
+            md_name = superblocks[devices[0].kname].get('name')
+            if plan.unknown:
+                self.warn('the prediction is uncertain: array %s (superblock name %s, UUID %s) would be assembled '
+                          'from %s, but its %s cannot be read without mdadm (blkid shows only name and UUID), so '
+                          'whether they match (raid%s, %sK chunk, %d members) is not known; the real run compares '
+                          'them with mdadm --examine and fails when they differ'
+                          % (self.name, md_name, plan.uuid, ', '.join(labels[d.kname] for d in devices),
+                             md.join_words(plan.unknown), p['level'], p['chunk_kb'], len(devices)))
             info = {'uuid': plan.uuid, 'level': after['level'], 'chunk_kb': p['chunk_kb'],
-                    'members': desired['members'], 'raid_devices': len(devices),
-                    'name': superblocks[devices[0].kname].get('name')}
+                    'members': desired['members'], 'raid_devices': len(devices), 'name': md_name}
             return self.result_from_detail(info, assembled=True), {'before': empty_before, 'after': after}
 
         if p['state'] == 'assembled':
@@ -449,7 +571,8 @@ class MdadmArray:
         mismatch = ds.size_mismatch(devices)
         if mismatch:
             problems.append(mismatch)
-        refusals, to_wipe = ds.check_writable(self.view, devices, set(w.majmin for w in wipe))
+        refusals, to_wipe = ds.check_writable(self.view, devices, set(w.majmin for w in wipe),
+                                              allowed_shared=set(d.majmin for d in shared))
         problems.extend(refusals)
         if problems:
             raise ArrayError('array %s not created: %s' % (self.name, ' | '.join(problems)), refusals=problems)
@@ -460,8 +583,18 @@ class MdadmArray:
                     'name': md.predicted_md_name(self.name, p['homehost'], socket.gethostname())}
             return (self.result_from_detail(info, created=True, wiped=wiped),
                     {'before': empty_before, 'after': after})
-        for dev in to_wipe:
-            self._cmd([self.view.wipefs, '-a', dev.resolved], 'wipefs -a %s' % dev.label)
+        backups = self.wipe_and_create(devices, to_wipe)
+        self.settle()
+        info = self.detail(self.device)
+        if info is None:
+            raise ArrayError('%s was created but mdadm --detail cannot read it' % self.device)
+        after['uuid'] = info.get('uuid')
+        result = self.result_from_detail(info, created=True, wiped=wiped)
+        result['wipe_backups'] = backups
+        return result, {'before': empty_before, 'after': after}
+
+    def create_argv(self, devices):
+        p = self.p
         argv = [self.mdadm, '--create', self.device, '--run', '--level=%d' % p['level'],
                 '--raid-devices=%d' % len(devices), '--chunk=%d' % p['chunk_kb'],
                 '--metadata=%s' % p['metadata'], '--name=%s' % self.name]
@@ -470,13 +603,81 @@ class MdadmArray:
         if len(devices) == 1:
             argv.append('--force')
         argv += [d.resolved for d in devices]
-        self._cmd(argv, 'mdadm --create %s' % self.device)
-        self.settle()
-        info = self.detail(self.device)
-        if info is None:
-            raise ArrayError('%s was created but mdadm --detail cannot read it' % self.device)
-        after['uuid'] = info.get('uuid')
-        return self.result_from_detail(info, created=True, wiped=wiped), {'before': empty_before, 'after': after}
+        return argv
+
+    # --- wipe with backup, undo on failure ---------------------------------------------------------
+    def backup_dir(self):
+        """A new private directory for the wipefs backup files of this run."""
+        os.makedirs(self.backup_root, mode=0o700, exist_ok=True)
+        stamp = time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())
+        return tempfile.mkdtemp(prefix='%s-%s-' % (self.name, stamp), dir=self.backup_root)
+
+    @staticmethod
+    def backup_files(directory, dev):
+        return sorted(glob.glob(os.path.join(glob.escape(directory), 'wipefs-%s-0x*.bak'
+                                             % glob.escape(os.path.basename(dev.resolved)))))
+
+    def wipe(self, dev, directory):
+        """``wipefs --all --backup``: util-linux writes $HOME/wipefs-<dev>-0x<offset>.bak per signature."""
+        argv = [self.view.wipefs, '--all', '--backup', dev.resolved]
+        rc, out, err = self.run(argv, environ_update={'HOME': directory})
+        if rc != 0:
+            raise ArrayError('wipefs --all %s failed (rc=%s): %s' % (dev.label, rc, (err or out).strip()),
+                             cmd=argv, rc=rc, stdout=out, stderr=err)
+
+    def restore(self, dev, files):
+        """Write the saved signature bytes back at their offsets; returns a description."""
+        pieces = []
+        with open(self.view.path(dev.resolved), 'r+b') as target:
+            for name in files:
+                m = _BACKUP_RE.search(name)
+                if not m:
+                    continue
+                with open(name, 'rb') as f:
+                    data = f.read()
+                target.seek(int(m.group(1), 16))
+                target.write(data)
+                pieces.append('%d bytes at offset %#x' % (len(data), int(m.group(1), 16)))
+            target.flush()
+            os.fsync(target.fileno())
+        return '%s (%s)' % (dev.resolved, ', '.join(pieces) or 'nothing saved')
+
+    def undo_wipes(self, wiped, directory):
+        """Restore every wiped device; returns a sentence for the failure message."""
+        done = []
+        failed = []
+        for dev in wiped:
+            try:
+                done.append(self.restore(dev, self.backup_files(directory, dev)))
+            except (IOError, OSError) as e:
+                failed.append('%s: %s' % (dev.resolved, e))
+        text = []
+        if done:
+            text.append('restored the signatures wiped from %s' % ', '.join(done))
+        if failed:
+            text.append('could NOT restore %s; restore by hand with "dd if=FILE of=DEVICE seek=$((OFFSET)) bs=1 '
+                        'conv=notrunc"' % '; '.join(failed))
+        text.append('the wipefs backup files are in %s' % directory)
+        if self.udevadm:
+            self.run([self.udevadm, 'settle', '--timeout=%d' % self.p['settle_timeout']])
+        return '; '.join(text)
+
+    def wipe_and_create(self, devices, to_wipe):
+        """Wipe the opted-in members (with backups), create the array; undo the wipes if that fails."""
+        directory = self.backup_dir() if to_wipe else None
+        wiped = []
+        try:
+            for dev in to_wipe:
+                wiped.append(dev)
+                self.wipe(dev, directory)
+            self._cmd(self.create_argv(devices), 'mdadm --create %s' % self.device)
+        except ArrayError as e:
+            if not wiped:
+                raise
+            files = [f for dev in wiped for f in self.backup_files(directory, dev)]
+            raise ArrayError('%s; %s' % (e.msg, self.undo_wipes(wiped, directory)),
+                             wipe_backup_dir=directory, wipe_backups=files, **e.data)
+        return [f for dev in wiped for f in self.backup_files(directory, dev)]
 
     def apply(self):
         if self.p['state'] == 'absent':
@@ -495,6 +696,8 @@ def main():
             metadata=dict(type='str', default='1.2', choices=['1.0', '1.1', '1.2']),
             homehost=dict(type='str', default='any'),
             wipe_devices=dict(type='list', elements='path', default=[]),
+            allow_shared_disk=dict(type='list', elements='path', default=[]),
+            allow_single_device=dict(type='bool', default=False),
             settle_timeout=dict(type='int', default=60),
         ),
         required_if=[('state', 'present', ['devices']), ('state', 'assembled', ['devices'])],

@@ -87,7 +87,13 @@ def test_array_line():
 def test_validate_params(args, fragment):
     errors = md.validate_params(*args)
     assert len(errors) == 1 and fragment in errors[0]
-    assert md.validate_params('data', 0, 4, '1.2', 1) == []
+    assert md.validate_params('data', 0, 4, '1.2', 2) == []
+
+
+def test_validate_params_single_device_needs_opt_in():
+    errors = md.validate_params('data', 0, 512, '1.2', 1)
+    assert len(errors) == 1 and 'single device' in errors[0] and 'allow_single_device: true' in errors[0]
+    assert md.validate_params('data', 0, 512, '1.2', 1, allow_single_device=True) == []
 
 
 DESIRED = {'level': 0, 'chunk_kb': 256, 'members': ['vdb', 'vdc', 'vdd', 'vde']}

@@ -21,11 +21,12 @@ DISKS = [('vdb', '254:16'), ('vdc', '254:32'), ('vdd', '254:48'), ('vde', '254:6
 BY_ID = ['/dev/disk/by-id/virtio-vol%d' % i for i in range(len(DISKS))]
 CREATE = [MDADM, '--create', '/dev/md/data', '--run', '--level=0', '--raid-devices=4', '--chunk=256',
           '--metadata=1.2', '--name=data', '--homehost=any', '/dev/vdb', '/dev/vdc', '/dev/vdd', '/dev/vde']
+WIPE_VDC = ['wipefs', '--all', '--backup', '/dev/vdc']
 
 
 @pytest.fixture
 def host(tmp_path):
-    h = FakeHost(tmp_path)
+    h = FakeHost(tmp_path / 'root')
     for i, (kname, mm) in enumerate(DISKS):
         h.disk(kname, mm, by_id='virtio-vol%d' % i)
     return h
@@ -43,6 +44,7 @@ def array(host, check_mode=False, mdadm=MDADM, **kw):
     view = ds.SystemView(run_command=host.run, root=host.root)
     obj = mod.MdadmArray(params(**kw), view, host.run, mdadm, udevadm='/bin/udevadm', check_mode=check_mode,
                          sleep=lambda s: None, warn=warnings.append)
+    obj.backup_root = os.path.join(os.path.dirname(host.root), 'backups')   # never the real /var/backups
     return obj, warnings
 
 
@@ -102,7 +104,7 @@ def test_differing_array_fails_and_is_not_recreated(host, kw, fragment):
     with pytest.raises(mod.ArrayError) as e:
         array(host, **kw)[0].apply()
     assert fragment in str(e.value) and 'will not be re-created' in str(e.value)
-    assert host.ran([MDADM, '--create']) == [] and host.ran(['wipefs', '-a']) == []
+    assert host.ran([MDADM, '--create']) == [] and host.ran(['wipefs', '--all']) == []
 
 
 def test_inactive_intact_array_is_assembled(host):
@@ -137,7 +139,7 @@ def test_refuses_xfs_member_naming_both_paths(host):
         array(host)[0].apply()
     assert ('refusing /dev/disk/by-id/virtio-vol1 (/dev/vdc): xfs filesystem signature (UUID 0b7e, LABEL probe); '
             'add it to wipe_devices to allow wiping') in str(e.value)
-    assert host.ran([MDADM, '--create']) == [] and host.ran(['wipefs', '-a']) == []
+    assert host.ran([MDADM, '--create']) == [] and host.ran(['wipefs', '--all']) == []
 
 
 def test_reports_every_refused_member(host):
@@ -154,11 +156,11 @@ def test_reports_every_refused_member(host):
 
 def test_wipe_opt_in_wipes_only_listed_then_creates(host):
     host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'TYPE=xfs\nUUID=1\n')
-    host.on(['wipefs', '-a', '/dev/vdc'], 0, '/dev/vdc: 4 bytes were erased\n')
+    host.on(WIPE_VDC, 0, '/dev/vdc: 4 bytes were erased\n')
     host.on(CREATE, lambda argv: (running(host), (0, '', ''))[1])
     result, dummy = array(host, wipe_devices=['/dev/vdc', '/dev/vdb'])[0].apply()
-    wipes = host.ran(['wipefs', '-a'])
-    assert wipes == [['wipefs', '-a', '/dev/vdc']]          # vdb is blank: nothing to wipe
+    wipes = host.ran(['wipefs', '--all'])
+    assert wipes == [WIPE_VDC]          # vdb is blank: nothing to wipe
     assert host.calls.index(wipes[0]) < host.calls.index(CREATE)
     assert result['wiped'] == ['/dev/vdc'] and result['created']
 
@@ -167,7 +169,7 @@ def test_wipe_opt_in_does_not_cover_mounted_disks(host):
     host.mount('254:32', '/srv')
     with pytest.raises(mod.ArrayError, match='refusing /dev/disk/by-id/virtio-vol1 \\(/dev/vdc\\): mounted on /srv'):
         array(host, wipe_devices=['/dev/vdc'])[0].apply()
-    assert host.ran(['wipefs', '-a']) == []
+    assert host.ran(['wipefs', '--all']) == []
 
 
 def test_wipe_devices_must_be_members(host):
@@ -203,7 +205,7 @@ def test_check_mode_predicts_create_and_changes_nothing(host):
     assert result['created'] and result['uuid'] is None and result['array_line'] is None
     assert result['wiped'] == ['/dev/vdc']
     assert diff['after']['members'] == ['/dev/vdb', '/dev/vdc', '/dev/vdd', '/dev/vde']
-    assert host.ran(['wipefs', '-a']) == [] and host.ran([MDADM, '--create']) == []
+    assert host.ran(['wipefs', '--all']) == [] and host.ran([MDADM, '--create']) == []
 
 
 def test_check_mode_without_mdadm_on_a_fresh_host(host):
@@ -251,3 +253,165 @@ def test_absent_refuses_mounted_array(host):
 def test_absent_when_missing_is_ok(host):
     result, diff = array(host, state='absent')[0].apply()
     assert not result['stopped'] and host.calls == []
+
+
+MiB = 1 << 20
+
+
+def test_single_device_refused_without_opt_in(host):
+    with pytest.raises(mod.ArrayError, match='devices lists a single device.*allow_single_device'):
+        array(host, devices=BY_ID[:1])[0].apply()
+    assert host.calls == []
+
+
+def test_single_device_with_opt_in_is_created_with_force(host):
+    create = [MDADM, '--create', '/dev/md/data', '--run', '--level=0', '--raid-devices=1', '--chunk=256',
+              '--metadata=1.2', '--name=data', '--homehost=any', '--force', '/dev/vdb']
+    host.on(create, lambda argv: (running(host), (0, '', ''))[1])
+    result, dummy = array(host, devices=BY_ID[:1], allow_single_device=True)[0].apply()
+    assert host.ran([MDADM, '--create']) == [create]
+
+
+def test_member_with_data_but_no_signature_is_refused(host):
+    host.content('vdc', {MiB + 0x438: b'\x53\xef'}, size_bytes=1 << 30)
+    with pytest.raises(mod.ArrayError) as e:
+        array(host)[0].apply()
+    assert ('refusing /dev/disk/by-id/virtio-vol1 (/dev/vdc): non-zero data at offset 1 MiB (first non-zero byte at '
+            '0x100438; no signature recognised: a filesystem whose partition table was lost?)') in str(e.value)
+    assert host.ran([MDADM, '--create']) == []
+
+
+def test_member_with_data_is_used_when_listed_in_wipe_devices(host):
+    host.content('vdc', {MiB + 0x438: b'\x53\xef'}, size_bytes=1 << 30)
+    host.on(CREATE, lambda argv: (running(host), (0, '', ''))[1])
+    result, dummy = array(host, wipe_devices=['/dev/vdc'])[0].apply()
+    assert result['created'] and host.ran(['wipefs', '--all']) == []   # no signature: nothing for wipefs
+
+
+XFS_MAGIC = b'XFSB'
+
+
+def wipefs_with_backup(host):
+    """wipefs --all --backup as util-linux 2.38 does it: $HOME/wipefs-<dev>-0x<offset %08x>.bak, then erase."""
+    def side_effect(argv):
+        home = host.call_kwargs[-1]['environ_update']['HOME']
+        with open(os.path.join(home, 'wipefs-vdc-0x00000000.bak'), 'wb') as f:
+            f.write(host.bytes_at('vdc', 0, 4))
+        host.content('vdc', {0: b'\0\0\0\0'})
+        host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 2, '')
+        return 0, '/dev/vdc: 4 bytes were erased at offset 0x00000000 (xfs): 58 46 53 42\n', ''
+    return side_effect
+
+
+def test_failed_create_restores_the_wiped_signatures(host, tmp_path):
+    host.content('vdc', {0: XFS_MAGIC, 4096: b'old data'}, size_bytes=1 << 30)
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'TYPE=xfs\nUUID=1\n')
+    host.on(WIPE_VDC, wipefs_with_backup(host))
+    host.on(CREATE, 1, '', 'mdadm: cannot open /dev/vde: Device or resource busy\n')
+    obj, dummy = array(host, wipe_devices=['/dev/vdc'])
+    with pytest.raises(mod.ArrayError) as e:
+        obj.apply()
+    msg = str(e.value)
+    assert 'mdadm --create /dev/md/data failed (rc=1)' in msg
+    assert 'restored the signatures wiped from /dev/vdc (4 bytes at offset 0x0)' in msg
+    backup_dir = e.value.data['wipe_backup_dir']
+    assert backup_dir.startswith(str(tmp_path / 'backups') + '/data-') and backup_dir in msg
+    assert host.bytes_at('vdc', 0, 4) == XFS_MAGIC          # the signature is back
+    assert os.stat(backup_dir).st_mode & 0o777 == 0o700
+    assert e.value.data['wipe_backups'] == [os.path.join(backup_dir, 'wipefs-vdc-0x00000000.bak')]
+
+
+def test_successful_create_returns_the_backup_files(host):
+    host.content('vdc', {0: XFS_MAGIC}, size_bytes=1 << 30)
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'TYPE=xfs\nUUID=1\n')
+    host.on(WIPE_VDC, wipefs_with_backup(host))
+    host.on(CREATE, lambda argv: (running(host), (0, '', ''))[1])
+    obj, dummy = array(host, wipe_devices=['/dev/vdc'])
+    result, dummy = obj.apply()
+    assert result['wiped'] == ['/dev/vdc']
+    assert len(result['wipe_backups']) == 1 and result['wipe_backups'][0].endswith('/wipefs-vdc-0x00000000.bak')
+    assert host.bytes_at('vdc', 0, 4) == b'\0\0\0\0'
+
+
+def test_check_mode_wipes_nothing_and_writes_no_backup(host, tmp_path):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'TYPE=xfs\nUUID=1\n')
+    obj, dummy = array(host, check_mode=True, wipe_devices=['/dev/vdc'])
+    result, dummy = obj.apply()
+    assert result['wipe_backups'] == [] and not os.path.exists(str(tmp_path / 'backups'))
+    assert host.ran(['wipefs', '--all']) == []
+
+
+def shared(host):
+    host.disk('vdk', '254:160', partitions={'vdk1': '254:161', 'vdk2': '254:162'})
+    host.mount('254:161', '/mnt/iotune-busy')
+
+
+def test_partition_of_a_disk_in_use_is_refused(host):
+    shared(host)
+    with pytest.raises(mod.ArrayError) as e:
+        array(host, devices=['/dev/vdk2'], allow_single_device=True)[0].apply()
+    assert ('refusing /dev/vdk2: it is a partition of /dev/vdk, which is in use: mounted on /mnt/iotune-busy '
+            '(partition /dev/vdk1); add it to allow_shared_disk') in str(e.value)
+
+
+def test_allow_shared_disk_lets_the_partition_through(host):
+    shared(host)
+    os.symlink('../../vdk2', os.path.join(host.root, 'dev/disk/by-id/virtio-part2'))
+    result, dummy = array(host, check_mode=True, devices=['/dev/vdk2'], allow_single_device=True,
+                          allow_shared_disk=['/dev/disk/by-id/virtio-part2'])[0].apply()
+    assert result['created']
+
+
+def test_allow_shared_disk_must_be_members(host):
+    shared(host)
+    with pytest.raises(mod.ArrayError, match='allow_shared_disk entry /dev/vdk2 is not one of devices'):
+        array(host, allow_shared_disk=['/dev/vdk2'])[0].apply()
+    assert not host.ran(['blkid'])
+
+
+def inactive_md127(host, present=('vdb', 'vdc', 'vdd')):
+    """udev incremental assembly left md127 inactive because one member did not show up."""
+    members_carry_superblock(host)
+    host.disk('md127', '9:127', size_bytes=0)
+    host.write('sys/class/block/md127/md/array_state', 'inactive\n')
+    os.makedirs(os.path.join(host.root, 'sys/class/block/md127/slaves'))
+    for kname in present:
+        os.symlink('../../md127', os.path.join(host.root, 'sys/class/block/%s/holders/md127' % kname))
+        os.symlink('../../%s' % kname, os.path.join(host.root, 'sys/class/block/md127/slaves/%s' % kname))
+    host.on([MDADM, '--detail', '--export', '/dev/md127'], 0, fixture('mdadm', 'detail_export_inactive_3of4.txt'))
+    host.on([MDADM, '--detail', '/dev/md127'], 0, fixture('mdadm', 'detail_inactive_3of4.txt'))
+
+
+def test_inactive_array_names_the_missing_member(host):
+    inactive_md127(host)
+    # vde is blank now (replaced disk): it does not carry the superblock
+    host.on([MDADM, '--examine', '--export', '/dev/vde'], 1, '', 'mdadm: No md superblock detected on /dev/vde.\n')
+    host.on([MDADM, '--examine', '/dev/vde'], 1, '', 'mdadm: No md superblock detected on /dev/vde.\n')
+    with pytest.raises(mod.ArrayError) as e:
+        array(host)[0].apply()
+    msg = str(e.value)
+    assert 'is assembled as /dev/md127 but inactive: a member is missing' in msg
+    assert 'slot 3 of 4 is missing' in msg
+    assert '/dev/disk/by-id/virtio-vol3 (/dev/vde) is not in it (it does not carry the superblock of this array)' in msg
+    assert 'run again to assemble' not in msg
+    assert host.ran([MDADM, '--create']) == [] and host.ran([MDADM, '--assemble']) == []
+
+
+def test_inactive_array_with_the_member_present_but_not_added(host):
+    inactive_md127(host)
+    with pytest.raises(mod.ArrayError) as e:
+        array(host)[0].apply()
+    msg = str(e.value)
+    assert 'slot 3 of 4 is missing' in msg
+    assert 'virtio-vol3 (/dev/vde) carries its superblock (slot 3) but was not added' in msg
+    assert 'mdadm --stop /dev/md127' in msg
+
+
+def test_check_mode_without_mdadm_warns_that_the_assemble_prediction_is_uncertain(host):
+    members_carry_superblock(host)
+    obj, warnings = array(host, check_mode=True, mdadm=None)
+    result, dummy = obj.apply()
+    assert result['assembled']
+    uncertain = [w for w in warnings if 'uncertain' in w]
+    assert uncertain and 'level, chunk size and number of members' in uncertain[0]
+    assert 'any:data' in uncertain[0] and UUID in uncertain[0]

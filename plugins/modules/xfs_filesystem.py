@@ -20,6 +20,10 @@ description:
   - Refuses a device that carries any signature other than XFS (another filesystem, LVM2 physical
     volume, md superblock, partition table), or that is mounted, used as swap or held, with a message
     naming the device and the reason. It never passes C(-f) to mkfs.xfs and never wipes anything.
+  - Also refuses a device without any signature whose first MiB, the MiB at offset 1 MiB or last MiB
+    is not all zeros (for example an array whose members held a filesystem, or a disk whose partition
+    table was lost), unless O(allow_data=true); and a partition whose disk or sibling partitions are
+    in use, unless O(allow_shared_disk=true).
   - An existing XFS filesystem is left alone when its label and stripe geometry match; otherwise the
     module fails (it never re-formats).
   - After creating (or finding) the filesystem it reads the geometry with C(xfs_info) and fails when
@@ -49,6 +53,23 @@ options:
     description:
       - Stripe width as a number of stripe units (the number of data disks). Requires O(su_kb).
     type: int
+  allow_data:
+    description:
+      - Make the filesystem even though the device holds non-zero data that no tool recognises (no
+        signature), for example a new array whose members were wiped with C(wipefs) (which erases
+        signatures, not data).
+      - It never overrides a signature (another filesystem, LVM2, md, partition table) nor a device
+        in use.
+      - The P(iotune.storage.xfs#role) role sets it only for an array one of whose members the user
+        listed in C(wipe_devices).
+    type: bool
+    default: false
+  allow_shared_disk:
+    description:
+      - Allow a partition whose disk, or another partition of that disk, is in use (mounted, swap,
+        held, the root filesystem). Without it such a partition is refused.
+    type: bool
+    default: false
 notes:
   - Runs C(blkid), C(wipefs), C(mkfs.xfs) and C(xfs_info) with argument lists, never through a shell.
   - Mounting is left to M(ansible.posix.mount) (the P(iotune.storage.xfs#role) role mounts by UUID).
@@ -162,6 +183,26 @@ class XfsFilesystem:
                 return {'su_kb': stripe[0], 'sw': stripe[1], 'source': 'md'}
         return {'su_kb': None, 'sw': None, 'source': 'none'}
 
+    HINTS = (
+        (ds.WIPE_HINT, 'wipe it yourself if the data is not needed'),
+        (ds.DATA_HINT, 'set allow_data: true to make the filesystem over it anyway (only if its data is not needed)'),
+        (ds.SHARED_HINT, 'set allow_shared_disk: true to use it anyway'),
+    )
+
+    def check_writable(self, dev):
+        """Raise FsError when mkfs must not touch ``dev`` (in use, signature, data, shared disk)."""
+        allowed = set([dev.majmin])
+        refusals, dummy = ds.check_writable(self.view, [dev], set(),
+                                            allowed_data=allowed if self.p.get('allow_data') else set(),
+                                            allowed_shared=allowed if self.p.get('allow_shared_disk') else set())
+        if refusals:
+            texts = []
+            for text in refusals:
+                for generic, ours in self.HINTS:
+                    text = text.replace(generic, ours)
+                texts.append(text)
+            raise FsError('not creating XFS: %s' % ' | '.join(texts))
+
     def read_geometry(self, path):
         if not self.bins.get('xfs_info'):
             return {}
@@ -205,11 +246,7 @@ class XfsFilesystem:
                               % (dev.label, probe.get('UUID'), '; '.join(problems)), geometry=geom, expected=exp)
             return self.result(dev, uuid=probe.get('UUID'), label=probe.get('LABEL'), expected=exp, geometry=geom)
 
-        refusals, dummy = ds.check_writable(self.view, [dev], set())
-        if refusals:
-            hint = '; wipe it yourself if the data is not needed'
-            raise FsError('not creating XFS: %s' % ' | '.join(
-                r.replace('; add it to wipe_devices to allow wiping', hint) for r in refusals))
+        self.check_writable(dev)
         argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'])
         if self.check_mode:
             if not self.bins.get('mkfs.xfs'):
@@ -239,6 +276,8 @@ def main():
             label=dict(type='str'),
             su_kb=dict(type='int'),
             sw=dict(type='int'),
+            allow_data=dict(type='bool', default=False),
+            allow_shared_disk=dict(type='bool', default=False),
         ),
         required_together=[('su_kb', 'sw')],
         supports_check_mode=True,

@@ -227,7 +227,8 @@ def test_unreadable_content_is_not_blank(host):
 
 @pytest.mark.parametrize('rc, out', [(1, ''), (0, '{"signatures": [')])
 def test_wipefs_failure_is_not_blank(host, rc, out):
-    host.on(['wipefs', '--no-act', '--json', '/dev/vdb'], rc, out, 'wipefs: error: /dev/vdb: probing initialization failed')
+    err = 'wipefs: error: /dev/vdb: probing initialization failed'
+    host.on(['wipefs', '--no-act', '--json', '/dev/vdb'], rc, out, err)
     refusals, to_wipe = refusals_for(host, ['/dev/vdb'], {(254, 16)})
     assert to_wipe == []
     assert 'cannot probe it' in refusals[0] and 'wipefs' in refusals[0]
@@ -250,7 +251,8 @@ def test_partition_of_a_disk_with_a_mounted_sibling_is_refused(host):
 
 @pytest.mark.parametrize('setup, fragment', [
     (lambda h: h.swap('/dev/vdk1'), 'in use as swap (partition /dev/vdk1)'),
-    (lambda h: os.symlink('../../../md5', os.path.join(h.root, 'sys/class/block/vdk/vdk1/holders/md5')), 'partition /dev/vdk1 held by an active md array (/dev/md5)'),
+    (lambda h: os.symlink('../../../md5', os.path.join(h.root, 'sys/class/block/vdk/vdk1/holders/md5')),
+     'partition /dev/vdk1 held by an active md array (/dev/md5)'),
     (lambda h: h.write('proc/self/mountinfo', '22 1 0:31 / / rw - btrfs /dev/vdk1 rw\n'),
      'mounted on / (partition /dev/vdk1)'),
 ])

@@ -121,3 +121,50 @@ def test_missing_device_fails_outside_check_mode(tmp_path):
 def test_label_too_long(host):
     with pytest.raises(mod.FsError, match='longer than 12'):
         fs(host, label='a' * 13)[0].apply()
+
+
+def test_array_with_data_but_no_signature_is_refused(host):
+    # an array over members that held a filesystem: blkid sees nothing at 0, but the content is not zero
+    host.content('md127', {(1 << 20) + 0x438: b'\x53\xef'}, size_bytes=4 << 30)
+    with pytest.raises(mod.FsError) as e:
+        fs(host)[0].apply()
+    assert ('refusing /dev/md/data (/dev/md127): non-zero data at offset 1 MiB (first non-zero byte at 0x100438; '
+            'no signature recognised: a filesystem whose partition table was lost?); set allow_data: true') in str(e.value)
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_allow_data_makes_the_filesystem_over_data(host):
+    host.content('md127', {(1 << 20) + 0x438: b'\x53\xef'}, size_bytes=4 << 30)
+    host.on(MKFS, after_mkfs(host))
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    res = fs(host, allow_data=True)[0].apply()
+    assert res['created'] and host.ran(['/sbin/mkfs.xfs']) == [MKFS]
+
+
+def test_allow_data_never_overrides_a_signature_or_use(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'TYPE=ext4\nUUID=e\n')
+    with pytest.raises(mod.FsError, match='ext4 filesystem signature'):
+        fs(host, allow_data=True)[0].apply()
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 2, '')
+    host.mount('9:127', '/srv')
+    with pytest.raises(mod.FsError, match='mounted on /srv'):
+        fs(host, allow_data=True)[0].apply()
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_failed_wipefs_probe_is_refused(host):
+    host.on(['wipefs', '--no-act', '--json', '/dev/md127'], 1, '', 'wipefs: error: /dev/md127: probing initialization failed')
+    with pytest.raises(mod.FsError, match='cannot probe it: wipefs --no-act /dev/md127 failed'):
+        fs(host)[0].apply()
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_partition_of_a_disk_in_use(tmp_path):
+    host = FakeHost(tmp_path)
+    host.disk('vdk', '254:160', partitions={'vdk1': '254:161', 'vdk2': '254:162'})
+    host.mount('254:161', '/mnt/iotune-busy')
+    with pytest.raises(mod.FsError, match=r'refusing /dev/vdk2: it is a partition of /dev/vdk, which is in use: mounted on '
+                       r'/mnt/iotune-busy \(partition /dev/vdk1\); set allow_shared_disk: true'):
+        fs(host, device='/dev/vdk2')[0].apply()
+    res = fs(host, check_mode=True, device='/dev/vdk2', allow_shared_disk=True)[0].apply()
+    assert res['created'] and host.ran(['/sbin/mkfs.xfs']) == []

@@ -13,9 +13,10 @@ version_added: 0.1.0
 description:
   - Flattens the C(iotune_readahead) facts of several hosts into one row per host and device,
     sorted by host and device.
-  - A row is flagged when the device is mounted at a database mount point and its readahead is above
-    O(threshold_kb). A database mount point is any mount point that is not in O(system_mounts) and
-    does not start with one of O(system_mount_prefixes).
+  - A row is flagged when its readahead is above O(threshold_kb) and the device holds database data -
+    either it is mounted at a database mount point (any mount point that is not in O(system_mounts) and
+    does not start with one of O(system_mount_prefixes)), or a configured data directory of that host
+    (O(data_directories)) lives on it, wherever it is mounted - also on the root filesystem.
   - The same file also provides C(readahead_csv) and C(readahead_table), which format these rows as
     CSV and as a text table.
 author:
@@ -39,6 +40,15 @@ options:
     type: list
     elements: str
     default: [/boot/, /run/, /snap/, /proc/, /sys/, /dev/]
+  data_directories:
+    description:
+      - Dict of host name to the database data directories that exist on that host, each a dict with
+        C(path) and C(dev) (C(st_dev) of the directory, as returned by M(ansible.builtin.stat)), or a plain
+        path string.
+      - A directory is placed on the device whose C(maj_min) equals its C(dev) (the partition and its parent
+        disk, which owns the readahead), else on the device with the longest mount point containing the path.
+    type: dict
+    default: {}
 """
 
 EXAMPLES = r"""
@@ -53,14 +63,15 @@ RETURN = r"""
 _value:
   description:
     - One dict per host and device with C(host), C(device), C(type), C(read_ahead_kb), C(sectors),
-      C(scheduler), C(rotational), C(kernel_default_kb), C(mounted_at) (list), C(db_mounts) (list) and
-      C(flagged) (bool).
+      C(scheduler), C(rotational), C(kernel_default_kb), C(mounted_at) (list), C(db_mounts) (list),
+      C(data_directories) (list of the configured data directories on the device) and C(flagged) (bool).
   type: list
   elements: dict
 """
 
 import csv
 import io
+import os
 
 from ansible.errors import AnsibleFilterError
 
@@ -72,7 +83,9 @@ COLUMNS = (
     ('host', 'host'), ('device', 'device'), ('type', 'type'), ('read_ahead_kb', 'read_ahead_kb'),
     ('sectors', 'sectors'), ('scheduler', 'scheduler'), ('rotational', 'rotational'),
     ('kernel_default_kb', 'kernel default'), ('mounted_at', 'mounted at'), ('flagged', 'flag'),
+    ('data_directories', 'data directories'),
 )
+_LIST_COLUMNS = ('mounted_at', 'data_directories')
 
 
 def _is_db_mount(mountpoint, system_mounts, prefixes):
@@ -81,7 +94,47 @@ def _is_db_mount(mountpoint, system_mounts, prefixes):
     return not any(mountpoint.startswith(p) for p in prefixes)
 
 
-def readahead_rows(facts_by_host, threshold_kb=128, system_mounts=None, system_mount_prefixes=None):
+def _under(path, mountpoint):
+    return mountpoint == '/' or path == mountpoint or path.startswith(mountpoint.rstrip('/') + '/')
+
+
+def place_directories(devices, directories):
+    """Dict device name -> sorted data directories on it (see the option data_directories)."""
+    by_majmin = dict((d.get('maj_min'), name) for name, d in devices.items() if d.get('maj_min'))
+    placed = {}
+    for entry in directories or []:
+        if isinstance(entry, dict):
+            path, dev = entry.get('path'), entry.get('dev')
+        else:
+            path, dev = entry, None
+        if not path:
+            continue
+        path = os.path.normpath(str(path))
+        names = []
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            name = by_majmin.get('%d:%d' % (os.major(dev), os.minor(dev)))
+            if name:
+                names.append(name)
+                parent = devices[name].get('parent') or devices[name].get('readahead_shared_with')
+                if parent in devices:
+                    names.append(parent)
+        if not names:
+            best = None
+            for name, d in devices.items():
+                for m in d.get('mounts') or []:
+                    mp = m.get('mountpoint')
+                    if mp and _under(path, mp) and (best is None or len(mp) > len(best[0])):
+                        best = (mp, [])
+                    if best and mp == best[0]:
+                        best[1].append(name)
+            names = best[1] if best else []
+        for name in names:
+            placed.setdefault(name, set()).add(path)
+    return dict((k, sorted(v)) for k, v in placed.items())
+
+
+def readahead_rows(facts_by_host, threshold_kb=128, system_mounts=None, system_mount_prefixes=None,
+                   data_directories=None):
     """Return report rows (see DOCUMENTATION)."""
     if not isinstance(facts_by_host, dict):
         raise AnsibleFilterError('readahead_rows expects a dict of host -> iotune_readahead facts, got %s'
@@ -92,11 +145,15 @@ def readahead_rows(facts_by_host, threshold_kb=128, system_mounts=None, system_m
         raise AnsibleFilterError('readahead_rows: threshold_kb must be an integer, got %r' % (threshold_kb,))
     system = set(SYSTEM_MOUNTS if system_mounts is None else system_mounts)
     prefixes = tuple(SYSTEM_MOUNT_PREFIXES if system_mount_prefixes is None else system_mount_prefixes)
+    data_directories = data_directories or {}
+    if not isinstance(data_directories, dict):
+        raise AnsibleFilterError('readahead_rows: data_directories must be a dict of host -> directories')
     rows = []
     for host in sorted(facts_by_host):
         devices = facts_by_host[host] or {}
         if not isinstance(devices, dict):
             raise AnsibleFilterError('readahead_rows: facts of host %s are not a dict' % host)
+        data_by_device = place_directories(devices, data_directories.get(host))
         for name in sorted(devices):
             dev = devices[name]
             mounts = [m.get('mountpoint') for m in dev.get('mounts') or [] if m.get('mountpoint')]
@@ -113,14 +170,15 @@ def readahead_rows(facts_by_host, threshold_kb=128, system_mounts=None, system_m
                 'kernel_default_kb': dev.get('kernel_default_read_ahead_kb'),
                 'mounted_at': mounts,
                 'db_mounts': db_mounts,
-                'flagged': bool(db_mounts) and ra is not None and ra > threshold,
+                'data_directories': data_by_device.get(name, []),
+                'flagged': bool(db_mounts or data_by_device.get(name)) and ra is not None and ra > threshold,
             })
     return rows
 
 
 def _cell(row, key):
     value = row.get(key)
-    if key == 'mounted_at':
+    if key in _LIST_COLUMNS:
         return ' '.join(value or [])
     if key == 'flagged':
         return 'HIGH' if value else ''
@@ -140,7 +198,7 @@ def readahead_csv(rows):
         values = []
         for key, _title in COLUMNS:
             value = row.get(key)
-            if key == 'mounted_at':
+            if key in _LIST_COLUMNS:
                 values.append(' '.join(value or []))
             elif value is None:
                 values.append('')
@@ -167,8 +225,8 @@ def readahead_table(rows, threshold_kb=None):
     flagged = sum(1 for row in rows if row.get('flagged'))
     if threshold_kb is not None:
         lines.append('')
-        lines.append('%d device(s) flagged HIGH: readahead above %s KiB under a database mount point.'
-                     % (flagged, threshold_kb))
+        lines.append('%d device(s) flagged HIGH: readahead above %s KiB under a database mount point or a '
+                     'database data directory.' % (flagged, threshold_kb))
     return '\n'.join(lines) + '\n'
 
 

@@ -135,7 +135,7 @@ options:
     type: int
     default: 60
 notes:
-  - Runs C(mdadm), C(blkid), C(wipefs) and C(udevadm) with argument lists, never through a shell.
+  - Runs C(mdadm), C(blkid), C(wipefs), C(blockdev) and C(udevadm) with argument lists, never through a shell.
   - C(mdadm --create) is run with C(--run) because mdadm's confirmation prompt answers "no" without a
     terminal; the safety checks above replace that prompt.
   - Writing mdadm.conf and rebuilding the initramfs are done by the P(iotune.storage.raid0#role)
@@ -293,12 +293,13 @@ class MdadmArray:
     backup_root = BACKUP_ROOT
 
     def __init__(self, params, view, run, mdadm, udevadm=None, check_mode=False, sleep=time.sleep,
-                 warn=None):
+                 warn=None, blockdev=None):
         self.p = params
         self.view = view
         self.run = run
         self.mdadm = mdadm
         self.udevadm = udevadm
+        self.blockdev = blockdev
         self.check_mode = check_mode
         self.sleep = sleep
         self.warn = warn or (lambda msg: None)
@@ -651,6 +652,10 @@ class MdadmArray:
                 done.append(self.restore(dev, self.backup_files(directory, dev)))
             except (IOError, OSError) as e:
                 failed.append('%s: %s' % (dev.resolved, e))
+                continue
+            if self.blockdev:
+                # wipefs made the kernel drop the partitions of a wiped partition table; read it again
+                self.run([self.blockdev, '--rereadpt', dev.resolved])
         text = []
         if done:
             text.append('restored the signatures wiped from %s' % ', '.join(done))
@@ -708,7 +713,7 @@ def main():
                          wipefs=module.get_bin_path('wipefs') or 'wipefs')
     array = MdadmArray(module.params, view, module.run_command, module.get_bin_path('mdadm'),
                        udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
-                       warn=module.warn)
+                       warn=module.warn, blockdev=module.get_bin_path('blockdev'))
     failure = None
     try:
         result, diff = array.apply()

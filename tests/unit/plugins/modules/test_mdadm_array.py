@@ -308,7 +308,9 @@ def test_failed_create_restores_the_wiped_signatures(host, tmp_path):
     host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'TYPE=xfs\nUUID=1\n')
     host.on(WIPE_VDC, wipefs_with_backup(host))
     host.on(CREATE, 1, '', 'mdadm: cannot open /dev/vde: Device or resource busy\n')
+    host.on(['/sbin/blockdev', '--rereadpt', '/dev/vdc'], 0)
     obj, dummy = array(host, wipe_devices=['/dev/vdc'])
+    obj.blockdev = '/sbin/blockdev'
     with pytest.raises(mod.ArrayError) as e:
         obj.apply()
     msg = str(e.value)
@@ -317,6 +319,7 @@ def test_failed_create_restores_the_wiped_signatures(host, tmp_path):
     backup_dir = e.value.data['wipe_backup_dir']
     assert backup_dir.startswith(str(tmp_path / 'backups') + '/data-') and backup_dir in msg
     assert host.bytes_at('vdc', 0, 4) == XFS_MAGIC          # the signature is back
+    assert host.calls.index(['/sbin/blockdev', '--rereadpt', '/dev/vdc']) > host.calls.index(CREATE)
     assert os.stat(backup_dir).st_mode & 0o777 == 0o700
     assert e.value.data['wipe_backups'] == [os.path.join(backup_dir, 'wipefs-vdc-0x00000000.bak')]
 

@@ -5,7 +5,8 @@
 """Lab VM checks for the raid0 and xfs roles (cassandra profile) and the refusals.
 
 Assumes: array ``data`` on lab_disks[0:4], chunk 256 KiB, XFS label ``data`` on /var/lib/cassandra;
-lab_disks[4:7] prepared by prepare_refusals.yml (XFS + probe file, LVM2 PV, GPT).
+lab_disks[4:9] prepared by prepare_refusals.yml (XFS + probe file, LVM2 PV, GPT, ext4 at 1 MiB behind a lost
+partition table + probe file, two partitions of which the first is mounted on /mnt/iotune-busy).
 Reboot checks need side_effect.yml: it writes reboot-probe.bin on the array plus its checksum, then reboots.
 """
 
@@ -128,14 +129,14 @@ def test_array_and_data_survive_reboot(host):
     assert host.check_output('sha256sum %s', REBOOT_FILE).split()[0] == wanted
 
 
-def run_failing_module(host, module, args):
-    """Run a module for real; return its result whether testinfra raised AnsibleException or not.
+def run_failing_module(host, module, args, check=False):
+    """Run a module (for real unless ``check``); return its result whether testinfra raised AnsibleException or not.
 
     (pytest-testinfra 10.2 with ansible-core 2.19 returns the result of a module that called
     fail_json without a ``failed`` key, so no exception is raised: accept both.)
     """
     try:
-        result = host.ansible(module, args, check=False)
+        result = host.ansible(module, args, check=check)
     except AnsibleException as e:
         result = e.result
     assert not result.get('changed'), result
@@ -155,7 +156,7 @@ def test_mdadm_array_refuses_disks_with_data(host, lab_disks, index, reason):
     disk = lab_disks[index]
     resolved = realpath(host, disk['by_id'])
     result = run_failing_module(host, 'iotune.storage.mdadm_array',
-                                'name=refuse%d devices=%s' % (index, disk['by_id']))
+                                'name=refuse%d devices=%s allow_single_device=true' % (index, disk['by_id']))
     msg = result['msg']
     assert result.get('refusals'), result
     assert 'refusing %s (%s): ' % (disk['by_id'], resolved) in msg
@@ -187,3 +188,90 @@ def test_refused_disks_are_untouched(host, lab_disks):
         host.run('rmdir %s', tmp)
     assert host.check_output('blkid -p -o value -s TYPE %s', lvm_disk['by_id']) == 'LVM2_member'
     assert host.check_output('blkid -p -o value -s PTTYPE %s', gpt_disk['by_id']) == 'gpt'
+
+
+LOSTPT_OFFSET = str(1024 * 1024)   # where the ext4 of lab_disks[7] starts (its partition table is gone)
+BUSY_MOUNT = '/mnt/iotune-busy'
+
+
+def test_lost_partition_table_disk_looks_blank(host, lab_disks):
+    disk = lab_disks[7]
+    assert host.run('blkid -p %s', disk['by_id']).rc == 2
+    assert host.check_output('wipefs --no-act %s', disk['by_id']) == ''
+
+
+def test_mdadm_array_refuses_data_without_a_signature(host, lab_disks):
+    disk = lab_disks[7]
+    resolved = realpath(host, disk['by_id'])
+    result = run_failing_module(host, 'iotune.storage.mdadm_array',
+                                'name=refuse7 devices=%s allow_single_device=true' % disk['by_id'])
+    msg = result['msg']
+    assert 'refusing %s (%s): ' % (disk['by_id'], resolved) in msg
+    assert 'non-zero data at offset 1 MiB (first non-zero byte at 0x' in msg, msg
+    assert 'a filesystem whose partition table was lost?' in msg and 'wipe_devices' in msg
+    assert not host.file('/dev/md/refuse7').exists
+
+
+def test_xfs_filesystem_refuses_data_without_a_signature(host, lab_disks):
+    disk = lab_disks[7]
+    result = run_failing_module(host, 'iotune.storage.xfs_filesystem', 'device=%s label=refuse' % disk['by_id'])
+    assert 'not creating XFS' in result['msg'] and 'non-zero data at offset 1 MiB' in result['msg']
+    assert 'allow_data' in result['msg']
+
+
+def test_ext4_behind_the_lost_partition_table_is_untouched(host, lab_disks):
+    disk = lab_disks[7]
+    wanted = host.file('%s/%s.sha256' % (PROBE_DIR, disk['serial'])).content_string.split()[0]
+    loop = host.check_output('losetup -r -o %s --show -f %s', LOSTPT_OFFSET, disk['by_id'])
+    try:
+        assert host.check_output('blkid -p -o value -s TYPE %s', loop) == 'ext4'
+        tmp = host.check_output('mktemp -d')
+        try:
+            host.check_output('mount -o ro,noload %s %s', loop, tmp)
+            try:
+                assert host.check_output('sha256sum %s/probe.bin', tmp).split()[0] == wanted
+            finally:
+                host.run('umount %s', tmp)
+        finally:
+            host.run('rmdir %s', tmp)
+    finally:
+        host.run('losetup -d %s', loop)
+
+
+@pytest.fixture
+def busy_disk(host, lab_disks):
+    """lab_disks[8] with its first partition mounted (the mount does not survive the scenario's reboot)."""
+    disk = lab_disks[8]
+    if not host.mount_point(BUSY_MOUNT).exists:
+        host.check_output('mount %s-part1 %s', disk['by_id'], BUSY_MOUNT)
+    return disk
+
+
+def test_mdadm_array_refuses_a_partition_of_a_disk_in_use(host, busy_disk):
+    part = busy_disk['by_id'] + '-part2'
+    result = run_failing_module(host, 'iotune.storage.mdadm_array',
+                                'name=refuse8 devices=%s allow_single_device=true' % part)
+    msg = result['msg']
+    assert 'refusing %s (%s): it is a partition of %s, which is in use: mounted on %s (partition %s)' % (
+        part, realpath(host, part), realpath(host, busy_disk['by_id']), BUSY_MOUNT,
+        realpath(host, busy_disk['by_id'] + '-part1')) in msg, msg
+    assert 'allow_shared_disk' in msg
+    assert not host.file('/dev/md/refuse8').exists
+
+
+def test_allow_shared_disk_lifts_that_refusal(host, busy_disk):
+    part = busy_disk['by_id'] + '-part2'
+    result = host.ansible('iotune.storage.mdadm_array',
+                          'name=refuse8 devices=%s allow_single_device=true allow_shared_disk=%s' % (part, part),
+                          check=True)
+    assert not result.get('failed') and result.get('created') and result.get('changed'), result
+    assert not host.file('/dev/md/refuse8').exists
+    # still no signature on the partition (blkid -p lists only its PART_ENTRY_* values)
+    assert not re.search(r'^TYPE=', host.check_output('blkid -p -o export %s', part), re.M)
+
+
+def test_single_device_array_needs_allow_single_device(host, busy_disk):
+    part = busy_disk['by_id'] + '-part2'
+    result = run_failing_module(host, 'iotune.storage.mdadm_array',
+                                'name=refuse8 devices=%s allow_shared_disk=%s' % (part, part), check=True)
+    assert 'single device' in result['msg'] and 'allow_single_device' in result['msg'], result

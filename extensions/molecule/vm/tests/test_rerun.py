@@ -1,0 +1,188 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A re-run on a serving database host (issue 10), in the lab VM after converge, idempotence and reboot.
+
+- A full ``iotune.storage.tune`` re-run keeps the owner a database gave its mount root, reports
+  changed=0 and starts no benchmark: the verify include is skipped for every array (the filesystem
+  existed), no fio task ran, and a watcher in the VM saw neither a fio process nor a test file.
+- ``--tags verify`` refuses while a process holds a file on the filesystem and names it; with
+  ``fio_verify_force`` it measures.
+- A verify run on a filesystem that holds files keeps the host's page cache (a cached marker file stays
+  resident, checked with fincore) and the report says so; ``fio_verify_drop_caches=always`` drops it.
+
+The mount root's owner is put back to what it was at the end (root after converge); the stand-in user
+``cassandra`` stays. Verify sub-runs use one small job and write their reports to a temporary directory,
+so the converge report that test_verify.py reads is untouched.
+"""
+import json
+import os
+import time
+
+import pytest
+
+MOUNTPOINT = "/var/lib/cassandra"
+WATCH_UNIT = "iotune-rerun-watch"
+WATCH_LOG = "/var/tmp/iotune-rerun-watch.log"
+HOLDER_UNIT = "iotune-rerun-holder"
+HOLDER_FILE = MOUNTPOINT + "/iotune-rerun-holder.txt"
+MARKER = "/var/tmp/iotune-rerun-cache-marker.bin"   # on the root filesystem: someone else's cache
+VERIFY_TASK = "Verify the tuning with fio"
+FIO_TASK = "Run the fio jobs"
+# one cheap job (each verify sub-run also runs the profile step)
+CHEAP = {
+    "fio_verify_jobs": [{"name": "mmap_rand4k", "rw": "randread", "bs": "4k", "ioengine": "mmap",
+                         "fadvise_hint": "0", "io_size": "2m"}],
+    "fio_verify_thresholds": {},
+    "fio_verify_size": "64m",
+    "fio_verify_repeat": 1,
+    "fio_verify_runtime": 5,
+}
+
+
+def _sh(host, cmd):
+    return host.check_output("sh -c %s" % json.dumps(cmd))
+
+
+def _test_files(host):
+    return host.run("ls -1 %s | grep '^iotune-fio\\.'" % MOUNTPOINT).stdout.split()
+
+
+def _resident_bytes(host, path):
+    return int(host.check_output("fincore --bytes --noheadings --output RES %s" % path).strip() or 0)
+
+
+@pytest.fixture
+def watcher(host):
+    """Polls the VM every 0.2 s for a fio process or a test file under the mount point, into WATCH_LOG."""
+    host.run("systemctl stop %s; rm -f %s" % (WATCH_UNIT, WATCH_LOG))
+    host.check_output(
+        "systemd-run --unit=%s --collect sh -c %s" % (WATCH_UNIT, json.dumps(
+            "while :; do pgrep -a -x fio; ls -1 %s | grep '^iotune-fio'; sleep 0.2; done >> %s 2>&1"
+            % (MOUNTPOINT, WATCH_LOG))))
+    # the watcher can see a test file: a canary proves it before it is trusted
+    canary = MOUNTPOINT + "/iotune-fio.canary"
+    host.check_output("touch %s" % canary)
+    try:
+        for _ in range(50):
+            if "iotune-fio.canary" in host.run("cat %s" % WATCH_LOG).stdout:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the watcher did not see the canary test file")
+    finally:
+        host.check_output("rm -f %s" % canary)
+    time.sleep(0.5)
+    host.check_output(": > %s" % WATCH_LOG)
+
+    def seen():
+        host.run("systemctl stop %s" % WATCH_UNIT)
+        return host.run("cat %s" % WATCH_LOG).stdout.strip()
+    yield seen
+    host.run("systemctl stop %s; rm -f %s" % (WATCH_UNIT, WATCH_LOG))
+
+
+def test_rerun_keeps_the_owner_and_starts_no_fio(host, subrun, watcher):
+    host.check_output("id -u cassandra || useradd --system --no-create-home --shell /usr/sbin/nologin cassandra")
+    before = host.check_output("stat -c %%U:%%G:%%a %s" % MOUNTPOINT)
+    host.check_output("chown cassandra:cassandra %s" % MOUNTPOINT)
+    try:
+        rc, out, report = subrun.run()
+        seen = watcher()
+        assert rc == 0, out
+        assert subrun.changed(report) == 0, out
+        assert host.file(MOUNTPOINT).user == "cassandra" and host.file(MOUNTPOINT).group == "cassandra"
+        # the verify include was evaluated and skipped for every array, so no fio task exists in the run
+        verify = subrun.tasks(report, VERIFY_TASK)
+        assert verify, "task %r not in the report" % VERIFY_TASK
+        items = verify[0]["results"]
+        assert items and all(i.get("skipped") for i in items), items
+        assert all(i["tune_verify_item"]["verify"] is False for i in items)
+        assert subrun.tasks(report, FIO_TASK) == []
+        assert seen == "", "fio or a test file appeared during the re-run:\n" + seen
+        assert _test_files(host) == []
+        summary = "\n".join(subrun.tasks(report, "Summary")[0]["msg"])
+        assert "fio verification of %s: skipped" % MOUNTPOINT in summary
+        assert "--tags verify" in summary and "iotune_verify=always" in summary
+    finally:
+        user, group, _mode = before.split(":")
+        host.run("chown %s:%s %s" % (user, group, MOUNTPOINT))
+
+
+@pytest.fixture
+def holder(host):
+    """A process (tail) that holds a file under the mount point open; yields its pid."""
+    host.run("systemctl stop %s" % HOLDER_UNIT)
+    host.check_output("echo serving > %s" % HOLDER_FILE)
+    host.check_output("systemd-run --unit=%s --collect tail -f %s" % (HOLDER_UNIT, HOLDER_FILE))
+    pid = 0
+    for _ in range(50):
+        pid = int(host.check_output("systemctl show -p MainPID --value %s" % HOLDER_UNIT) or 0)
+        if pid and HOLDER_FILE in host.run("ls -l /proc/%d/fd" % pid).stdout:
+            break
+        time.sleep(0.2)
+    assert pid, "the holder did not start"
+    yield pid
+    host.run("systemctl stop %s; rm -f %s" % (HOLDER_UNIT, HOLDER_FILE))
+
+
+def _cache_marker(host):
+    _sh(host, "[ -f %s ] || head -c 16777216 /dev/urandom > %s; sync; cat %s > /dev/null" % (MARKER, MARKER, MARKER))
+    resident = _resident_bytes(host, MARKER)
+    assert resident > 8 * 1024 * 1024, "the marker file did not stay in the page cache (%d bytes)" % resident
+
+
+def _report(tmp_path, subrun):
+    with open(os.path.join(str(tmp_path), subrun.hostname, "verify.json")) as f:
+        return json.load(f)
+
+
+def test_verify_refuses_while_a_process_holds_a_file_and_force_measures(host, subrun, holder, tmp_path):
+    extra = dict(CHEAP, fio_verify_report_dir=str(tmp_path))
+    rc, out, _ = subrun.run(extra, tags="verify", json_output=False)
+    assert rc != 0, out
+    assert "refusing to measure %s" % MOUNTPOINT in out, out
+    assert "pid %d (tail, fd %s)" % (holder, HOLDER_FILE) in out, out
+    assert "fio_verify_force" in out
+    assert _test_files(host) == []
+    assert not os.path.exists(os.path.join(str(tmp_path), subrun.hostname, "verify.json"))
+
+    # forced: it measures, the report names the holder, and (files on the filesystem) keeps the host cache
+    _cache_marker(host)
+    rc, out, report = subrun.run(dict(extra, fio_verify_force=True), tags="verify")
+    assert rc == 0, out
+    assert subrun.changed(report) == 0
+    data = _report(tmp_path, subrun)
+    job = data["jobs"][0]["result"]
+    assert job["io_bytes"] > 0 and job["device_read_bytes"] > 0
+    assert {"pid": holder, "comm": "tail", "how": "fd", "path": HOLDER_FILE} in job["open_files"]
+    assert data["host_cache_dropped"] is False
+    assert job["page_cache"]["host_cache_dropped"] is False and job["page_cache"]["test_file_evicted"] is True
+    assert data["page_cache_note"].startswith("host page cache not dropped: the filesystem holds files")
+    assert _resident_bytes(host, MARKER) > 8 * 1024 * 1024, "the host's page cache was dropped"
+    assert _test_files(host) == []
+
+
+def test_verify_on_a_filesystem_with_files_keeps_the_cache_unless_opted_in(host, subrun, tmp_path):
+    # the reboot probe of side_effect (or this file) is data: the filesystem is not empty
+    host.check_output("echo data > %s/iotune-rerun-data.txt" % MOUNTPOINT)
+    extra = dict(CHEAP, fio_verify_report_dir=str(tmp_path))
+    try:
+        _cache_marker(host)
+        rc, out, report = subrun.run(extra, tags="verify")
+        assert rc == 0, out
+        data = _report(tmp_path, subrun)
+        assert data["host_cache_dropped"] is False, data["page_cache_note"]
+        assert "fio_verify_drop_caches=always" in data["page_cache_note"]
+        assert any(data["page_cache_note"] in line for line in subrun.tasks(report, "Summary")[0]["msg"])
+        assert _resident_bytes(host, MARKER) > 8 * 1024 * 1024, "the host's page cache was dropped"
+
+        # opted in: the whole cache goes (the marker is evicted) and the report says so
+        rc, out, report = subrun.run(dict(extra, fio_verify_drop_caches="always"), tags="verify")
+        assert rc == 0, out
+        data = _report(tmp_path, subrun)
+        assert data["host_cache_dropped"] is True, data["page_cache_note"]
+        assert _resident_bytes(host, MARKER) == 0
+    finally:
+        host.run("rm -f %s/iotune-rerun-data.txt %s" % (MOUNTPOINT, MARKER))

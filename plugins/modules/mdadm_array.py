@@ -174,6 +174,18 @@ EXAMPLES = r"""
     devices: [/dev/vdb, /dev/vdc]
     wipe_devices: [/dev/vdc]
 
+- name: Use the empty second partition of a disk whose first partition is mounted (explicit opt-in)
+  iotune.storage.mdadm_array:
+    name: scratch
+    devices: [/dev/sdb2, /dev/sdc2]
+    allow_shared_disk: [/dev/sdb2, /dev/sdc2]
+
+- name: A single-device "array" (only when an md device is wanted anyway)
+  iotune.storage.mdadm_array:
+    name: single
+    devices: [/dev/vdd]
+    allow_single_device: true
+
 - name: Only assemble an existing array (never create)
   iotune.storage.mdadm_array:
     name: data
@@ -387,8 +399,7 @@ class MdadmArray:
             if sb.get('role') is not None:
                 roles[sb['role']] = member
             raid_devices = raid_devices if sb.get('raid_devices') is None else sb['raid_devices']
-        if raid_devices is None:
-            raid_devices = info.get('raid_devices')
+        # (not info['raid_devices']: for an inactive array mdadm --detail --export counts the members present)
         uuid = info.get('uuid')
         missing = md.missing_slots(raid_devices, roles)
         parts = []
@@ -629,6 +640,8 @@ class MdadmArray:
     def restore(self, dev, files):
         """Write the saved signature bytes back at their offsets; returns a description."""
         pieces = []
+        if not files:
+            return '%s (nothing saved)' % dev.resolved
         with open(self.view.path(dev.resolved), 'r+b') as target:
             for name in files:
                 m = _BACKUP_RE.search(name)
@@ -641,19 +654,20 @@ class MdadmArray:
                 pieces.append('%d bytes at offset %#x' % (len(data), int(m.group(1), 16)))
             target.flush()
             os.fsync(target.fileno())
-        return '%s (%s)' % (dev.resolved, ', '.join(pieces) or 'nothing saved')
+        return '%s (%s)' % (dev.resolved, ', '.join(pieces))
 
     def undo_wipes(self, wiped, directory):
         """Restore every wiped device; returns a sentence for the failure message."""
         done = []
         failed = []
         for dev in wiped:
+            files = self.backup_files(directory, dev)
             try:
-                done.append(self.restore(dev, self.backup_files(directory, dev)))
+                done.append(self.restore(dev, files))
             except (IOError, OSError) as e:
                 failed.append('%s: %s' % (dev.resolved, e))
                 continue
-            if self.blockdev:
+            if self.blockdev and files:
                 # wipefs made the kernel drop the partitions of a wiped partition table; read it again
                 self.run([self.blockdev, '--rereadpt', dev.resolved])
         text = []

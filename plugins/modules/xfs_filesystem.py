@@ -98,6 +98,12 @@ EXAMPLES = r"""
     label: logs
     su_kb: 64
     sw: 8
+
+- name: XFS on a new array whose members held old data (their signatures were wiped by mdadm_array)
+  iotune.storage.xfs_filesystem:
+    device: /dev/md/scratch
+    label: scratch
+    allow_data: true
 """
 
 RETURN = r"""

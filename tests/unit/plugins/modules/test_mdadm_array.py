@@ -418,3 +418,26 @@ def test_check_mode_without_mdadm_warns_that_the_assemble_prediction_is_uncertai
     uncertain = [w for w in warnings if 'uncertain' in w]
     assert uncertain and 'level, chunk size and number of members' in uncertain[0]
     assert 'any:data' in uncertain[0] and UUID in uncertain[0]
+
+
+def test_inactive_array_without_readable_superblocks_does_not_guess_the_slots(host):
+    inactive_md127(host)
+    for kname in ('vdb', 'vdc', 'vdd', 'vde'):
+        host.on([MDADM, '--examine', '--export', '/dev/%s' % kname], 1, '', 'mdadm: cannot open: Input/output error\n')
+    with pytest.raises(mod.ArrayError) as e:
+        array(host)[0].apply()
+    assert 'the number of members it needs is not known' in str(e.value) and 'slot' not in str(e.value)
+
+
+def test_failed_second_wipe_restores_the_first(host):
+    host.content('vdc', {0: XFS_MAGIC}, size_bytes=1 << 30)
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'TYPE=xfs\nUUID=1\n')
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdd'], 0, 'TYPE=ext4\nUUID=2\n')
+    host.on(WIPE_VDC, wipefs_with_backup(host))
+    host.on(['wipefs', '--all', '--backup', '/dev/vdd'], 1, '', 'wipefs: error: /dev/vdd: probing initialization failed')
+    with pytest.raises(mod.ArrayError) as e:
+        array(host, wipe_devices=['/dev/vdc', '/dev/vdd'])[0].apply()
+    assert 'wipefs --all /dev/disk/by-id/virtio-vol2 (/dev/vdd) failed' in str(e.value)
+    assert 'restored the signatures wiped from /dev/vdc (4 bytes at offset 0x0), /dev/vdd (nothing saved)' in str(e.value)
+    assert host.bytes_at('vdc', 0, 4) == XFS_MAGIC
+    assert host.ran([MDADM, '--create']) == []

@@ -31,6 +31,9 @@ PROFILE_SCHEMA = {
     'services': None,
     'fio_verify_jobs': None,
     'fio_verify_thresholds': None,
+    # kernel settings (validate_kernel below; docs/profiles.md "Kernel settings")
+    'kernel': {'thp': {'enabled': None, 'defrag': None, 'khugepaged_max_ptes_none': None},
+               'sysctl': None, 'by_mongodb_version': None},
 }
 # Keys that must have a value (custom leaves them null for the user to fill).
 PROFILE_REQUIRED = ('raid_chunk_kb', 'array.read_ahead_kb', 'members.read_ahead_kb',
@@ -194,7 +197,7 @@ def validate_profile(name, data, overrides):
     typos = unknown_keys(overrides, PROFILE_SCHEMA)
     if typos:
         problems.append('iotune_profile_overrides: unknown key%s %s (known: %s)'
-                        % ('s' if len(typos) > 1 else '', ', '.join(typos), ', '.join(PROFILE_REQUIRED + ('services',))))
+                        % ('s' if len(typos) > 1 else '', ', '.join(typos), ', '.join(PROFILE_REQUIRED + ('services', 'kernel'))))
     profile = merge(data or {}, overrides)
     where = "profile '%s'" % name
     missing = [k for k in PROFILE_REQUIRED if dotted_get(profile, k) is None]
@@ -396,18 +399,182 @@ def validate_arrays(arrays, profile):
 
 
 # ---------------------------------------------------------------------------------------------
+# Kernel settings (THP and vm.* sysctls) of the profile; applied by the kernel role
+
+
+THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
+               'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never')}
+SYSCTL_NAME_RE = re.compile(r'[a-z][a-z0-9_]*(\.[a-z0-9_][a-z0-9_-]*)+')
+VERSION_RE = re.compile(r'[0-9]+(\.[0-9]+){0,2}')
+# (minimum, maximum) the kernel accepts; None = no upper bound checked here
+SYSCTL_RANGES = {
+    'vm.swappiness': (0, 200), 'vm.zone_reclaim_mode': (0, 7), 'vm.overcommit_memory': (0, 2),
+    'vm.dirty_ratio': (0, 100), 'vm.dirty_background_ratio': (0, 100),
+    'vm.dirty_bytes': (8192, None), 'vm.dirty_background_bytes': (0, None), 'vm.max_map_count': (65530, None),
+}
+# writing one of a pair resets the other to 0 in the kernel: a file setting both keeps only the later line
+SYSCTL_EXCLUSIVE = (('vm.dirty_bytes', 'vm.dirty_ratio'), ('vm.dirty_background_bytes', 'vm.dirty_background_ratio'))
+
+
+def _is_version(value):
+    return isinstance(value, str) and VERSION_RE.fullmatch(value) is not None
+
+
+def _version_tuple(value):
+    return tuple(int(part) for part in value.split('.'))
+
+
+def _kernel_sysctl(values, where):
+    problems, out = [], {}
+    if values is None:
+        return out, problems
+    if not isinstance(values, dict):
+        return out, ['%s must be a dict of sysctl name: integer, got %r' % (where, values)]
+    for name, value in sorted(values.items(), key=lambda kv: str(kv[0])):
+        if not isinstance(name, str) or not SYSCTL_NAME_RE.fullmatch(name):
+            problems.append('%s: %r is not a sysctl name such as vm.swappiness' % (where, name))
+            continue
+        low, high = SYSCTL_RANGES.get(name, (0, None))
+        try:
+            number = strict_int(value, '%s.%s' % (where, name), minimum=low)
+        except ValueError as e:
+            problems.append(str(e).replace('a whole number of KiB', 'an integer'))
+            continue
+        if high is not None and number > high:
+            problems.append('%s.%s must be <= %d, got %d' % (where, name, high, number))
+            continue
+        out[name] = number
+    for one, other in SYSCTL_EXCLUSIVE:
+        if one in out and other in out:
+            problems.append('%s: set %s or %s, not both (writing one resets the other to 0)' % (where, one, other))
+    for background, limit in (('vm.dirty_background_bytes', 'vm.dirty_bytes'),
+                              ('vm.dirty_background_ratio', 'vm.dirty_ratio')):
+        if background in out and limit in out and out[background] >= out[limit]:
+            problems.append('%s: %s (%d) must be below %s (%d)' % (where, background, out[background], limit, out[limit]))
+    return out, problems
+
+
+def _kernel_thp(values, where):
+    problems, out = [], {}
+    if values is None:
+        return out, problems
+    if not isinstance(values, dict):
+        return out, ['%s must be a dict with enabled/defrag/khugepaged_max_ptes_none, got %r' % (where, values)]
+    for key, choices in sorted(THP_CHOICES.items()):
+        value = values.get(key)
+        if value is None:
+            continue
+        if value not in choices:
+            problems.append('%s.%s: %r is not one of %s' % (where, key, value, ', '.join(choices)))
+        else:
+            out[key] = value
+    if values.get('khugepaged_max_ptes_none') is not None:
+        try:
+            number = strict_int(values['khugepaged_max_ptes_none'], '%s.khugepaged_max_ptes_none' % where)
+            if number > 511:
+                raise ValueError('%s.khugepaged_max_ptes_none must be <= 511 (HPAGE_PMD_NR - 1), got %d' % (where, number))
+            out['khugepaged_max_ptes_none'] = number
+        except ValueError as e:
+            problems.append(str(e).replace('a whole number of KiB', 'an integer'))
+    return out, problems
+
+
+def validate_kernel(name, kernel, overrides, mongodb_version=None):
+    """The profile's ``kernel`` section resolved for this host: {'thp': {...}, 'sysctl': {...}, ...}.
+
+    ``kernel`` is the merged section, ``overrides`` the user's own ``kernel`` section (its values win
+    over a version entry). ``by_mongodb_version`` is a list of entries ``{since: 'X.Y', thp, sysctl}``
+    (the first without ``since``); the entry with the highest ``since`` <= ``mongodb_version`` is merged
+    over the section. When the entries differ and no version is given, the plan refuses to guess.
+    """
+    where = "profile '%s': kernel" % name
+    if kernel is None:
+        return {'thp': {}, 'sysctl': {}, 'mongodb_version': None}
+    if not isinstance(kernel, dict):
+        raise PlanError(['%s must be a dict with thp and sysctl, got %r' % (where, kernel)])
+    overrides = overrides if isinstance(overrides, dict) else {}
+    problems = []
+    version = None
+    if mongodb_version not in (None, ''):
+        if not isinstance(mongodb_version, str) or not VERSION_RE.fullmatch(mongodb_version.strip()):
+            problems.append("iotune_mongodb_version must be a quoted version string such as '7.0' or '8.0', got %r "
+                            "(an unquoted 7.10 is read as the number 7.1)" % (mongodb_version,))
+        else:
+            version = mongodb_version.strip()
+    entries = kernel.get('by_mongodb_version') or []
+    chosen = {}
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        problems.append('%s.by_mongodb_version must be a list of dicts {since, thp, sysctl}' % where)
+        entries = []
+    for index, entry in enumerate(entries):
+        stray = sorted(set(entry) - set(('since', 'thp', 'sysctl')), key=str)
+        since = entry.get('since')
+        if stray:
+            problems.append('%s.by_mongodb_version[%d]: unknown key %s (known: since, thp, sysctl)'
+                            % (where, index, ', '.join(map(str, stray))))
+        if index == 0 and since is not None:
+            problems.append('%s.by_mongodb_version[0] is the entry for versions before the next since and has no since'
+                            % where)
+        elif index > 0 and not _is_version(since):
+            problems.append("%s.by_mongodb_version[%d].since must be a quoted version such as '8.0', got %r"
+                            % (where, index, since))
+        elif index > 1 and _is_version(entries[index - 1].get('since')) \
+                and _version_tuple(since) <= _version_tuple(entries[index - 1]['since']):
+            problems.append('%s.by_mongodb_version: since must increase (%s after %s)'
+                            % (where, since, entries[index - 1]['since']))
+    if problems:
+        raise PlanError(problems)
+    if entries:
+        distinct = set(repr(sorted((k, v) for k, v in e.items() if k != 'since')) for e in entries)
+        if len(distinct) > 1 and version is None:
+            raise PlanError(['%s: the THP and sysctl settings depend on the MongoDB version (%s); set '
+                             "iotune_mongodb_version (for example '7.0' or '8.0'), or give kernel.by_mongodb_version: [] "
+                             'and your own kernel.thp in iotune_profile_overrides'
+                             % (where, ', '.join('before %s' % entries[1]['since'] if i == 0 else 'from %s' % e['since']
+                                                for i, e in enumerate(entries)))])
+        chosen = entries[0]
+        for entry in entries[1:]:
+            if version is not None and _version_tuple(version) >= _version_tuple(entry['since']):
+                chosen = entry
+    merged = {}
+    for key in ('thp', 'sysctl'):
+        merged[key] = {}
+        for part in (kernel.get(key), chosen.get(key), overrides.get(key)):
+            if part is not None and not isinstance(part, dict):
+                problems.append('%s.%s must be a dict, got %r' % (where, key, part))
+            elif part:
+                merged[key] = merge(merged[key], part)
+    if problems:
+        raise PlanError(problems)
+    thp, found = _kernel_thp(merged['thp'], where + '.thp')
+    problems.extend(found)
+    sysctl, found = _kernel_sysctl(merged['sysctl'], where + '.sysctl')
+    problems.extend(found)
+    if problems:
+        raise PlanError(problems)
+    return {'thp': thp, 'sysctl': sysctl, 'mongodb_version': version if entries else None}
+
+
+# ---------------------------------------------------------------------------------------------
 # The plan
 
 
-def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None):
+def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None):
     """Validate everything and return the plan dict (see docs/architecture.md)."""
     problems = []
     profile = None
+    kernel = None
     entries = []
     try:
         profile = validate_profile(profile_name, profile_data, overrides or {})
     except PlanError as e:
         problems.extend(e.problems)
+    if profile is not None:
+        try:
+            kernel = validate_kernel(profile_name, profile.get('kernel'), (overrides or {}).get('kernel'),
+                                     mongodb_version)
+        except PlanError as e:
+            problems.extend(e.problems)
     if profile is not None:
         try:
             entries = validate_arrays(arrays, profile)
@@ -441,5 +608,8 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None)
                           'allow_shared_disk': e['allow_shared_disk'], 'mountpoint': e['mountpoint'],
                           'allow_nonempty_mountpoint': e['allow_nonempty_mountpoint'],
                           'chunk_kb': e['chunk_kb'], 'label': e['label']})
+    # the kernel role orders its THP unit before the services of every array
+    kernel['services'] = sorted(set(unit for fs in xfs for unit in fs['services']))
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
-            'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight}
+            'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
+            'kernel': kernel}

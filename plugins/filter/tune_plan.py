@@ -15,7 +15,7 @@ description:
     O(overrides) over it and validates the result and every entry of O(arrays) on the controller,
     before anything on a host changes.
   - Every problem is reported at once, each naming the array and the key. Nothing is coerced
-    silently; a string where a number belongs (C(16k)), C(chunk_kb: 0), an unknown key (a typo such as
+    silently; a string where a number belongs (C(16k)), a zero chunk, an unknown key (a typo such as
     C(readahead_kb)), an array name C(.), a label over 12 characters, C(nobarrier), a stripe that
     mkfs.xfs refuses, a system directory as mount point and one device in two arrays are errors.
   - What only the host can tell (aliases of one device, signatures, data, usage, mount point contents

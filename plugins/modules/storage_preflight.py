@@ -21,7 +21,7 @@ description:
   - Arrays. An array C(/dev/md/NAME) that already runs is accepted only when its members are exactly
     the listed devices. Members that all carry this array's md superblock (an array that is not
     running) are left to M(iotune.storage.mdadm_array) to assemble. Every other member must be safe
-    to write, by the same rules as M(iotune.storage.mdadm_array) (C(device_safety.check_writable)):
+    to write, by the same rules (the same code) as M(iotune.storage.mdadm_array), that is
     not in use, no signature, no non-zero data, not a partition of a disk in use, unless opted in with
     O(arrays[].wipe_devices) or O(arrays[].allow_shared_disk).
   - Mount points. A mount point already mounted from another device, or given to another device by
@@ -87,6 +87,7 @@ attributes:
     support: none
   platform:
     description: Linux with sysfs.
+    support: full
     platforms: posix
 seealso:
   - module: iotune.storage.mdadm_array
@@ -341,7 +342,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    view = ds.SystemView(run_command=lambda argv: module.run_command(argv),
+    view = ds.SystemView(run_command=module.run_command,
                          blkid=module.get_bin_path('blkid', required=True),
                          wipefs=module.get_bin_path('wipefs') or 'wipefs')
     try:

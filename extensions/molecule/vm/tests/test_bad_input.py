@@ -95,8 +95,9 @@ def extra(disks, **changes):
 
 CASES = [
     # (id, function(disks, kname) -> extra vars beyond iotune_arrays[0], expected text)
-    ("aliases-across-arrays", lambda d, k: {"arrays": [extra(d), extra(d, name="extra2", mountpoint="/srv/extra2",
-                                                                     devices=[k(d[9]["by_id"]), k(d[10]["by_id"])])]},
+    ("aliases-across-arrays",
+     lambda d, k: {"arrays": [extra(d), extra(d, name="extra2", mountpoint="/srv/extra2",
+                                              devices=[k(d[9]["by_id"]), k(d[10]["by_id"])])]},
      "are the same device"),
     ("label-13-chars", lambda d, k: {"arrays": [extra(d, label="thirteen_char")]}, "label 'thirteen_char' must be 1-12"),
     ("nobarrier", lambda d, k: {"arrays": [extra(d, mount_options=["noatime", "nobarrier"])]}, "nobarrier is refused"),

@@ -45,6 +45,12 @@ options:
     type: list
     elements: dict
     default: []
+  mongodb_version:
+    description:
+      - C(iotune_mongodb_version), for example V(7.0) or V(8.0); selects the transparent huge pages settings
+        of the mongodb profiles (MongoDB's advice changed with 8.0). Required where the profile's THP
+        depends on it; the plan refuses to guess.
+    type: str
 """
 
 EXAMPLES = r"""
@@ -90,9 +96,10 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.iotune.storage.plugins.plugin_utils.plan import PlanError, build_plan
 
 
-def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None):
+def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None, mongodb_version=None):
     try:
-        return build_plan(profile, profile_data, overrides or {}, arrays or [], extra_tuning or [])
+        return build_plan(profile, profile_data, overrides or {}, arrays or [], extra_tuning or [],
+                          mongodb_version=mongodb_version)
     except PlanError as e:
         raise AnsibleFilterError('invalid tune variables (nothing was changed): %s' % e)
 

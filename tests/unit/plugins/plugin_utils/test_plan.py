@@ -206,5 +206,5 @@ def test_filter_raises_ansible_error_and_changes_no_input():
 
 @pytest.mark.parametrize('name', ['cassandra', 'mongodb', 'mongodb_ebs_piops', 'streaming'])
 def test_every_shipped_profile_plans(name):
-    plan = build_plan(name, profile_data(name), {}, arrays())
+    plan = build_plan(name, profile_data(name), {}, arrays(), mongodb_version='7.0')
     assert plan['raid0_arrays'][0]['chunk_kb'] == profile_data(name)['raid_chunk_kb']

@@ -1,0 +1,285 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: kernel_settings
+short_description: Check live vm.* sysctls and transparent huge pages against a profile, and name who else sets them
+version_added: 0.3.0
+description:
+  - Reads the live values from C(/proc/sys) and C(/sys/kernel/mm/transparent_hugepage) and compares them with
+    O(sysctl) and O(thp).
+  - Finds every other source of a different value and says which one wins
+    - a file of C(/etc/sysctl.d), C(/run/sysctl.d), C(/usr/local/lib/sysctl.d), C(/usr/lib/sysctl.d),
+    C(/lib/sysctl.d) or C(/etc/sysctl.conf) that is applied after O(sysctl_file) (same order as
+    systemd-sysctl and C(sysctl --system): by file name, a name in C(/etc) hides the same name in the
+    other directories, a link to C(/dev/null) masks it, C(/etc/sysctl.conf) last);
+    - tuned's active profile (C(/etc/tuned/active_profile)) with its C(include=) chain below C(/etc/tuned)
+    and C(/usr/lib/tuned): its C([sysctl]) unit and its C([vm]) unit (C(transparent_hugepages),
+    C(transparent_hugepage.defrag), C(dirty_*)). tuned applies the system sysctl files again after its
+    own C([sysctl]) values unless C(reapply_sysctl=0) in C(/etc/tuned/tuned-main.conf); such a tuned value
+    is reported as a note, not a conflict, when O(sysctl_file) sets the key;
+    - C(transparent_hugepage=) on the kernel command line (a note: the THP unit of the
+      P(iotune.storage.kernel#role) role sets the value after boot).
+  - A configured tuned profile counts even while tuned is not running (it applies it when it starts).
+  - O(mode=fail) fails with every conflict and every live value that differs;
+    O(mode=override) first writes and activates a tuned profile O(tuned_profile) that includes the active
+    profile and sets the wanted values for the keys tuned would change (like the readahead override of
+    M(iotune.storage.udev_block_tuning)), then checks again; a later sysctl file is never overridden, it
+    fails; O(mode=report) never fails (audits and facts).
+  - Changes nothing except the tuned override profile with O(mode=override).
+author:
+  - iotune.storage contributors (@iotune)
+options:
+  sysctl:
+    description:
+      - Wanted sysctls, for example C({vm.swappiness: 1}). Values are integers.
+    type: dict
+    default: {}
+  thp:
+    description:
+      - Wanted transparent huge page settings; keys C(enabled) (C(always), C(madvise), C(never)), C(defrag)
+        (C(always), C(defer), C(defer+madvise), C(madvise), C(never)) and C(khugepaged_max_ptes_none) (0..511).
+    type: dict
+    default: {}
+  sysctl_file:
+    description:
+      - The sysctl.d file that carries O(sysctl) (written by the P(iotune.storage.kernel#role) role); files applied
+        after it that set a key to another value are conflicts.
+    type: path
+    default: /etc/sysctl.d/90-iotune-storage.conf
+  mode:
+    description:
+      - V(fail) stops on a conflict or a live value that differs, naming the source; V(override) resolves tuned
+        conflicts with an override profile first; V(report) only reports.
+    type: str
+    choices: [fail, override, report]
+    default: fail
+  tuned_profile:
+    description: Name of the tuned override profile written below C(/etc/tuned) with O(mode=override).
+    type: str
+    default: iotune-storage-kernel
+notes:
+  - Runs C(tuned-adm profile) (argument list, no shell) only with O(mode=override) and a tuned conflict.
+attributes:
+  check_mode:
+    description: Can run in check mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
+    support: full
+  platform:
+    description: Target OS/families that can be operated against.
+    support: full
+    platforms: posix
+"""
+
+EXAMPLES = r"""
+- name: Check the cassandra profile's kernel settings
+  iotune.storage.kernel_settings:
+    sysctl: {vm.swappiness: 1, vm.zone_reclaim_mode: 0, vm.max_map_count: 1048575}
+    thp: {enabled: never, defrag: never}
+
+- name: Audit only (never fails), for a report
+  iotune.storage.kernel_settings:
+    sysctl: {vm.swappiness: 1}
+    mode: report
+  register: kernel_audit
+
+- name: Let tuned keep its profile but not our values
+  iotune.storage.kernel_settings:
+    sysctl: {vm.swappiness: 1}
+    thp: {enabled: never}
+    mode: override
+"""
+
+RETURN = r"""
+sysctl:
+  description: Per sysctl the wanted and live value and every line of the sysctl files that sets it.
+  returned: always
+  type: dict
+  sample: {vm.swappiness: {wanted: "1", live: "60", sources: [{file: /etc/sysctl.d/99-zz.conf, line: 1, value: "60"}]}}
+thp:
+  description: Per THP setting the wanted and live value.
+  returned: always
+  type: dict
+  sample: {enabled: {wanted: never, live: never}}
+conflicts:
+  description: Sources that set a different value and win, each naming the file or tuned profile.
+  returned: always
+  type: list
+  elements: str
+  sample: ["vm.swappiness: /etc/sysctl.d/99-zz.conf line 1 sets 60, and it is applied after /etc/sysctl.d/90-iotune-storage.conf (wanted 1)"]
+drift:
+  description: Live values that differ without a configured source (for example C(sysctl -w) by hand).
+  returned: always
+  type: list
+  elements: str
+notes:
+  description: Sources of a different value that lose (tuned C([sysctl]) re-overridden, the kernel command line).
+  returned: always
+  type: list
+  elements: str
+tuned:
+  description: Active tuned profiles, C(reapply_sysctl), whether tuned runs, its conflicts, whether the override was written.
+  returned: always
+  type: dict
+  sample: {profiles: [virtual-guest], reapply_sysctl: true, running: true, conflicts: {}, override: false}
+sysctl_files:
+  description: The sysctl files in the order they are applied.
+  returned: always
+  type: list
+  elements: str
+cmdline_thp:
+  description: The C(transparent_hugepage=) value of the kernel command line, or V(null).
+  returned: always
+  type: str
+"""
+
+import os
+import re
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
+
+THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
+               'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never')}
+
+
+class KernelSettings:
+    def __init__(self, params, root='/', run=None, tuned_adm=None, check_mode=False):
+        self.p = params
+        self.root = root
+        self.run = run
+        self.tuned_adm = tuned_adm
+        self.check_mode = check_mode
+        self.diff = None
+
+    def wanted(self):
+        """(sysctl, thp) validated; raises KernelSettingsError."""
+        sysctl = {}
+        for name, value in sorted((self.p['sysctl'] or {}).items()):
+            if not re.fullmatch(r'[a-z][a-z0-9_]*([./][a-z0-9_*][a-z0-9_*-]*)+', str(name)):
+                raise ks.KernelSettingsError('sysctl: %r is not a sysctl name such as vm.swappiness' % (name,))
+            if isinstance(value, bool) or not re.fullmatch(r'-?[0-9]+', str(value).strip()):
+                raise ks.KernelSettingsError('sysctl %s: %r is not an integer' % (name, value))
+            sysctl[ks.normalise_name(str(name))] = str(value).strip()
+        thp = {}
+        for key, value in sorted((self.p['thp'] or {}).items()):
+            if key not in ks.THP_KEYS:
+                raise ks.KernelSettingsError('thp: unknown key %r (known: %s)' % (key, ', '.join(ks.THP_KEYS)))
+            if value is None:
+                continue
+            if key in THP_CHOICES and value not in THP_CHOICES[key]:
+                raise ks.KernelSettingsError('thp %s: %r is not one of %s' % (key, value, ', '.join(THP_CHOICES[key])))
+            if key == 'khugepaged_max_ptes_none' and not (str(value).isdigit() and int(value) <= 511):
+                raise ks.KernelSettingsError('thp khugepaged_max_ptes_none: %r is not an integer 0..511' % (value,))
+            thp[key] = str(value)
+        return sysctl, thp
+
+    def tuned_path(self, *parts):
+        return os.path.join(self.root, ks.TUNED_ETC, *parts)
+
+    def override_parent(self, profiles):
+        """The profile(s) the override includes; when ours is already active, its own include."""
+        name = self.p['tuned_profile']
+        if profiles != [name]:
+            return ' '.join(profiles)
+        for line in (ks.read_text(self.tuned_path(name, 'tuned.conf')) or '').splitlines():
+            if line.startswith('include='):
+                return line.split('=', 1)[1].strip()
+        raise ks.KernelSettingsError('tuned profile %s is active but has no include= line; choose a tuned profile '
+                                     'with tuned-adm first' % name)
+
+    def write_override(self, report):
+        """Write and activate the tuned override profile; returns True when something changed."""
+        name = self.p['tuned_profile']
+        parent = self.override_parent(report['tuned']['profiles'])
+        reasons = [c for c in report['conflicts'] if 'tuned profile' in c]
+        path = self.tuned_path(name, 'tuned.conf')
+        text = ks.render_tuned_override(parent, ks.tuned_override_conflicts(report), reasons)
+        before = ks.read_text(path)
+        activate = report['tuned']['profiles'] != [name]
+        self.diff = {'before': before or '', 'after': text, 'before_header': path, 'after_header': path}
+        if before == text and not activate:
+            return False
+        if self.check_mode:
+            return True
+        if not self.tuned_adm:
+            raise ks.KernelSettingsError('tuned would overwrite the kernel settings (%s) but tuned-adm is not installed '
+                                         'to activate an override profile; remove the tuned profile or its settings'
+                                         % '; '.join(reasons), **report)
+        directory = os.path.dirname(path)
+        if not os.path.isdir(directory):
+            os.makedirs(directory, 0o755)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix='.tuned.conf.')
+        with os.fdopen(fd, 'w') as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.rename(tmp, path)
+        rc, out, err = self.run([self.tuned_adm, 'profile', name])
+        if rc != 0:
+            raise ks.KernelSettingsError('tuned-adm profile %s failed (rc=%s): %s' % (name, rc, (err or out).strip()))
+        return True
+
+    def apply(self):
+        sysctl, thp = self.wanted()
+        report = ks.check(self.root, sysctl, thp, self.p['sysctl_file'])
+        changed = False
+        report['tuned']['override'] = False
+        if self.p['mode'] == 'override' and report['tuned']['conflicts']:
+            changed = self.write_override(report)
+            report['tuned']['override'] = True
+            if not self.check_mode:
+                override = report['tuned']
+                report = ks.check(self.root, sysctl, thp, self.p['sysctl_file'])
+                report['tuned']['override'] = override['override']
+            else:
+                report['notes'].extend('%s (resolved by the tuned override profile %s)' % (c, self.p['tuned_profile'])
+                                       for c in report['conflicts'] if 'tuned profile' in c)
+                report['conflicts'] = [c for c in report['conflicts'] if 'tuned profile' not in c]
+        problems = report['conflicts'] + report['drift']
+        if problems and self.p['mode'] != 'report':
+            hint = (' Set kernel_tuned_override: true (mode=override) to let an override profile win over tuned.'
+                    if report['tuned']['conflicts'] and self.p['mode'] == 'fail' else '')
+            raise ks.KernelSettingsError('kernel settings not in force: %s.%s' % ('; '.join(problems), hint), **report)
+        report['changed'] = changed
+        return report
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            sysctl=dict(type='dict', default={}),
+            thp=dict(type='dict', default={}),
+            sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
+            mode=dict(type='str', choices=['fail', 'override', 'report'], default='fail'),
+            tuned_profile=dict(type='str', default='iotune-storage-kernel'),
+        ),
+        supports_check_mode=True,
+    )
+    checker = KernelSettings(module.params, run=module.run_command, tuned_adm=module.get_bin_path('tuned-adm'),
+                             check_mode=module.check_mode)
+    failure = None
+    try:
+        result = checker.apply()
+    except ks.KernelSettingsError as e:
+        failure = e
+    if failure is not None:
+        module.fail_json(msg=str(failure), **failure.data)
+    if module._diff and checker.diff is not None:
+        result['diff'] = checker.diff
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -13,34 +13,11 @@ disk in use, a non-empty directory, a foreign fstab line) are caught by the stor
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 MOUNTPOINT = "/var/lib/cassandra"
 FINGERPRINT = ("sha256sum /etc/fstab /etc/mdadm/mdadm.conf /etc/udev/rules.d/66-iotune-storage.rules; "
                "cat /proc/mdstat; ls /dev/md; ls /etc/systemd/system/*.d/iotune-storage-mounts.conf")
-
-
-def run_tune(request, hostname, extra_vars, tags=None):
-    inventories = [os.path.join(HERE, "..", "inventory"), request.config.option.ansible_inventory]
-    argv = ["ansible-playbook", "iotune.storage.tune", "--limit", hostname, "-e", json.dumps(extra_vars)]
-    if tags:
-        argv += ["--tags", tags]
-    for inv in inventories:
-        argv += ["-i", inv]
-    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_HOST_KEY_CHECKING="false",
-               ANSIBLE_NOCOLOR="1")
-    env.pop("ANSIBLE_CONFIG", None)   # molecule's cfg adds profile_tasks output after the JSON
-    env.setdefault("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, "build", "collections"))
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900, check=False)
-    start = proc.stdout.find("{")
-    assert start >= 0, proc.stdout + proc.stderr
-    return proc.returncode, json.loads(proc.stdout[start:])
 
 
 def failure_messages(report, hostname):
@@ -51,11 +28,6 @@ def failure_messages(report, hostname):
             if result.get("failed"):
                 found.append("%s: %s" % (task["task"]["name"], result.get("msg", "")))
     return found
-
-
-@pytest.fixture(scope="module")
-def hostname(host):
-    return host.ansible.get_variables()["inventory_hostname"]
 
 
 @pytest.fixture(scope="module")
@@ -128,15 +100,15 @@ CASES = [
 
 
 @pytest.mark.parametrize("case, make, expected", CASES, ids=[c[0] for c in CASES])
-def test_refused_before_any_change(request, host, hostname, disks, kname, converged, traps, case, make, expected):
+def test_refused_before_any_change(subrun, host, disks, kname, converged, traps, case, make, expected):
     given = make(disks, kname)
     extra_vars = {"iotune_arrays": [converged] + given.get("arrays", []), "iotune_verify": False}
     if "overrides" in given:
         extra_vars["iotune_profile_overrides"] = given["overrides"]
-    rc, report = run_tune(request, hostname, extra_vars)
-    messages = failure_messages(report, hostname)
+    rc, dummy, report = subrun.run(extra_vars)
+    messages = failure_messages(report, subrun.hostname)
     assert rc != 0, messages
-    assert report["stats"][hostname]["changed"] == 0
+    assert subrun.changed(report) == 0
     assert len(messages) == 1 and expected in messages[0], messages
     # the first failure is in the profile role: nothing after it ran
     assert any(step in messages[0] for step in ("Validate the variables", "Check the arrays")), messages
@@ -146,8 +118,8 @@ def test_refused_before_any_change(request, host, hostname, disks, kname, conver
         assert host.run("blkid -p %s", d["by_id"]).rc == 2, d
 
 
-def test_the_valid_plan_still_passes_the_preflight(request, hostname, converged, traps):
+def test_the_valid_plan_still_passes_the_preflight(subrun, converged, traps):
     """Negative control: the converged variables pass the same checks (tag facts: plan, preflight, facts)."""
-    rc, report = run_tune(request, hostname, {"iotune_arrays": [converged]}, tags="facts")
-    assert rc == 0, failure_messages(report, hostname)
-    assert report["stats"][hostname]["changed"] == 0
+    rc, dummy, report = subrun.run({"iotune_arrays": [converged]}, tags="facts")
+    assert rc == 0, failure_messages(report, subrun.hostname)
+    assert subrun.changed(report) == 0

@@ -65,7 +65,7 @@ def watcher(host):
     canary = MOUNTPOINT + "/iotune-fio.canary"
     host.check_output("touch %s" % canary)
     try:
-        for _ in range(50):
+        for dummy in range(50):
             if "iotune-fio.canary" in host.run("cat %s" % WATCH_LOG).stdout:
                 break
             time.sleep(0.2)
@@ -117,7 +117,7 @@ def holder(host):
     host.check_output("echo serving > %s" % HOLDER_FILE)
     host.check_output("systemd-run --unit=%s --collect tail -f %s" % (HOLDER_UNIT, HOLDER_FILE))
     pid = 0
-    for _ in range(50):
+    for dummy in range(50):
         pid = int(host.check_output("systemctl show -p MainPID --value %s" % HOLDER_UNIT) or 0)
         if pid and HOLDER_FILE in host.run("ls -l /proc/%d/fd" % pid).stdout:
             break
@@ -140,7 +140,7 @@ def _report(tmp_path, subrun):
 
 def test_verify_refuses_while_a_process_holds_a_file_and_force_measures(host, subrun, holder, tmp_path):
     extra = dict(CHEAP, fio_verify_report_dir=str(tmp_path))
-    rc, out, _ = subrun.run(extra, tags="verify", json_output=False)
+    rc, out, dummy = subrun.run(extra, tags="verify", json_output=False)
     assert rc != 0, out
     assert "refusing to measure %s" % MOUNTPOINT in out, out
     assert "pid %d (tail, fd %s)" % (holder, HOLDER_FILE) in out, out

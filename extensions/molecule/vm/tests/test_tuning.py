@@ -9,9 +9,7 @@ chunk 256 KiB, XFS at /var/lib/cassandra) and after the scenario's side_effect r
 picked from the host variable `lab_disks`, never by /dev/vdX name. Playbook runs are driven as
 subprocesses with the scenario's inventories and are limited to the `tuning` tag.
 """
-import json
 import os
-import subprocess
 
 import pytest
 
@@ -22,10 +20,6 @@ STREAMING_MD_KB = 4096    # streaming.yml: array
 STREAMING_MEMBER_KB = 1024
 CHUNK_KB = 256
 TUNING_TASK = "Render, apply and verify the udev rules"
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
-
 
 # ----------------------------------------------------------------------------------------------
 # helpers
@@ -53,11 +47,6 @@ def lab_disks(host):
 
 
 @pytest.fixture(scope="module")
-def hostname(host):
-    return host.ansible.get_variables()["inventory_hostname"]
-
-
-@pytest.fixture(scope="module")
 def md(host):
     assert host.file("/dev/md/data").exists, "/dev/md/data missing: converge did not build the array"
     return _kname(host, "/dev/md/data")
@@ -76,51 +65,26 @@ def _assert_profile_values(host, md, members, md_kb, member_kb, member_sched):
 
 
 class Playbook(object):
-    """ansible-playbook iotune.storage.tune as a subprocess, against the molecule inventories."""
+    """iotune.storage.tune limited to the `tuning` tag, without verification (conftest.SubRun underneath)."""
 
-    def __init__(self, request, hostname):
-        inventories = [os.path.join(HERE, "..", "inventory")]
-        inv = request.config.option.ansible_inventory
-        if inv:
-            inventories.append(inv)
-        self.inventory_args = []
-        for inv in inventories:
-            self.inventory_args += ["-i", inv]
-        self.hostname = hostname
-        self.env = dict(os.environ)
-        # molecule's ansible.cfg enables profile_tasks, whose recap would follow the JSON on stdout
-        self.env.pop("ANSIBLE_CONFIG", None)
-        self.env.setdefault("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, "build", "collections"))
-        self.env["ANSIBLE_HOST_KEY_CHECKING"] = "false"
-        self.env["ANSIBLE_NOCOLOR"] = "1"
+    def __init__(self, subrun):
+        self.subrun = subrun
 
     def run(self, extra_vars, json_output=True):
-        argv = ["ansible-playbook", "iotune.storage.tune", "--limit", self.hostname, "--tags", "tuning",
-                "-e", json.dumps(dict({"iotune_verify": False}, **extra_vars))] + self.inventory_args
-        env = dict(self.env)
-        if json_output:
-            env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
-        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800, check=False)
-        if not json_output:
-            return proc.returncode, proc.stdout + proc.stderr, None
-        start = proc.stdout.find("{")
-        assert start >= 0, proc.stdout + proc.stderr
-        return proc.returncode, proc.stdout, json.loads(proc.stdout[start:])
+        return self.subrun.run(dict({"iotune_verify": False}, **extra_vars), tags="tuning", json_output=json_output)
 
     def task_result(self, report, task_name):
-        for play in report["plays"]:
-            for task in play["tasks"]:
-                if task["task"]["name"].endswith(task_name):
-                    return task["hosts"][self.hostname]
-        raise AssertionError("task %r not in the report" % task_name)
+        results = self.subrun.tasks(report, task_name)
+        assert results, "task %r not in the report" % task_name
+        return results[0]
 
     def changed(self, report):
-        return report["stats"][self.hostname]["changed"]
+        return self.subrun.changed(report)
 
 
 @pytest.fixture(scope="module")
-def playbook(request, hostname):
-    return Playbook(request, hostname)
+def playbook(subrun):
+    return Playbook(subrun)
 
 
 # ----------------------------------------------------------------------------------------------

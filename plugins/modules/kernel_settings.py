@@ -12,22 +12,22 @@ DOCUMENTATION = r"""
 ---
 module: kernel_settings
 short_description: Check live vm.* sysctls and transparent huge pages against a profile, and name who else sets them
-version_added: 0.3.0
+version_added: 0.2.0
 description:
   - Reads the live values from C(/proc/sys) and C(/sys/kernel/mm/transparent_hugepage) and compares them with
     O(sysctl) and O(thp).
-  - Finds every other source of a different value and says which one wins
-    - a file of C(/etc/sysctl.d), C(/run/sysctl.d), C(/usr/local/lib/sysctl.d), C(/usr/lib/sysctl.d),
-    C(/lib/sysctl.d) or C(/etc/sysctl.conf) that is applied after O(sysctl_file) (same order as
-    systemd-sysctl and C(sysctl --system): by file name, a name in C(/etc) hides the same name in the
-    other directories, a link to C(/dev/null) masks it, C(/etc/sysctl.conf) last);
-    - tuned's active profile (C(/etc/tuned/active_profile)) with its C(include=) chain below C(/etc/tuned)
-    and C(/usr/lib/tuned): its C([sysctl]) unit and its C([vm]) unit (C(transparent_hugepages),
-    C(transparent_hugepage.defrag), C(dirty_*)). tuned applies the system sysctl files again after its
-    own C([sysctl]) values unless C(reapply_sysctl=0) in C(/etc/tuned/tuned-main.conf); such a tuned value
-    is reported as a note, not a conflict, when O(sysctl_file) sets the key;
-    - C(transparent_hugepage=) on the kernel command line (a note: the THP unit of the
-      P(iotune.storage.kernel#role) role sets the value after boot).
+  - Finds every other source of a different value and says which one wins.
+  - A sysctl file of C(/etc/sysctl.d), C(/run/sysctl.d), C(/usr/local/lib/sysctl.d), C(/usr/lib/sysctl.d),
+    C(/lib/sysctl.d) or C(/etc/sysctl.conf) that is applied after O(sysctl_file) wins (same order as
+    systemd-sysctl and C(sysctl --system), by file name; a name in C(/etc) hides the same name in the
+    other directories, a link to C(/dev/null) masks it, C(/etc/sysctl.conf) comes last).
+  - tuned's active profile (C(/etc/tuned/active_profile)) with its C(include=) chain below C(/etc/tuned) and
+    C(/usr/lib/tuned) is read for its C([sysctl]) unit and its C([vm]) unit (C(transparent_hugepages),
+    C(transparent_hugepage.defrag), C(dirty_*)). tuned applies the system sysctl files again after its own
+    C([sysctl]) values unless C(reapply_sysctl=0) in C(/etc/tuned/tuned-main.conf); such a tuned value is
+    reported as a note, not a conflict, when O(sysctl_file) sets the key. The C([vm]) values always win.
+  - C(transparent_hugepage=) on the kernel command line is reported as a note (the THP unit of the
+    P(iotune.storage.kernel#role) role sets the value after boot).
   - A configured tuned profile counts even while tuned is not running (it applies it when it starts).
   - O(mode=fail) fails with every conflict and every live value that differs;
     O(mode=override) first writes and activates a tuned profile O(tuned_profile) that includes the active
@@ -40,7 +40,7 @@ author:
 options:
   sysctl:
     description:
-      - Wanted sysctls, for example C({vm.swappiness: 1}). Values are integers.
+      - "Wanted sysctls, for example C({vm.swappiness: 1}). Values are integers."
     type: dict
     default: {}
   thp:

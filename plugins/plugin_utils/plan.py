@@ -527,11 +527,11 @@ def validate_kernel(name, kernel, overrides, mongodb_version=None):
     if entries:
         distinct = set(repr(sorted((k, v) for k, v in e.items() if k != 'since')) for e in entries)
         if len(distinct) > 1 and version is None:
+            ranges = ', '.join('before %s' % entries[1]['since'] if i == 0 else 'from %s' % e['since']
+                               for i, e in enumerate(entries))
             raise PlanError(['%s: the THP and sysctl settings depend on the MongoDB version (%s); set '
                              "iotune_mongodb_version (for example '7.0' or '8.0'), or give kernel.by_mongodb_version: [] "
-                             'and your own kernel.thp in iotune_profile_overrides'
-                             % (where, ', '.join('before %s' % entries[1]['since'] if i == 0 else 'from %s' % e['since']
-                                                for i, e in enumerate(entries)))])
+                             'and your own kernel.thp in iotune_profile_overrides' % (where, ranges)])
         chosen = entries[0]
         for entry in entries[1:]:
             if version is not None and _version_tuple(version) >= _version_tuple(entry['since']):

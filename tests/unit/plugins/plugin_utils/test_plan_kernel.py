@@ -86,8 +86,8 @@ def test_mongodb_user_may_drop_the_version_choice():
 
 
 def test_overrides_win_over_the_version_entry():
-    k = kernel_plan('mongodb', version='8.0', overrides={'kernel': {'thp': {'defrag': 'madvise'},
-                                                                     'sysctl': {'vm.overcommit_memory': 0}}})
+    overrides = {'kernel': {'thp': {'defrag': 'madvise'}, 'sysctl': {'vm.overcommit_memory': 0}}}
+    k = kernel_plan('mongodb', version='8.0', overrides=overrides)
     assert k['thp'] == {'enabled': 'always', 'defrag': 'madvise', 'khugepaged_max_ptes_none': 0}
     assert k['sysctl']['vm.overcommit_memory'] == 0
 

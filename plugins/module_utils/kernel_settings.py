@@ -310,8 +310,8 @@ def check(root, sysctl, thp, managed_file):
         elif differs:
             how = 'tuned profile %r [%s] sets %s=%s' % (tuned_value[1], tuned_value[2], name, tuned_value[0])
             # tuned's [sysctl] unit re-applies the system sysctl files after its own values (reapply_sysctl)
-            overridden = reapply and tuned_value[3] == 'sysctl' and not later \
-                and any(s['file'] == managed_file for s in setters)
+            # (managed_file carries every wanted key: the role writes it before this check)
+            overridden = reapply and tuned_value[3] == 'sysctl' and not later
             if overridden:
                 report['notes'].append('%s: %s, but tuned applies the sysctl files again afterwards '
                                        '(reapply_sysctl=1), so %s wins' % (name, how, managed_file))

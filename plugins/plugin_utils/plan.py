@@ -46,7 +46,6 @@ ARRAY_KEYS = ('name', 'devices', 'chunk_kb', 'mountpoint', 'mount_options', 'lab
 ARRAY_REQUIRED = ('name', 'devices', 'mountpoint')
 
 DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
-SCHEDULERS = ('none', 'mq-deadline', 'bfq', 'kyber')
 NAME_RE = re.compile(r'[A-Za-z0-9_.-]{1,32}')
 LABEL_RE = re.compile(r'[A-Za-z0-9_.+-]{1,12}')
 UNIT_RE = re.compile(r'[A-Za-z0-9:_.@\\-]{1,240}')
@@ -223,9 +222,11 @@ def validate_profile(name, data, overrides):
             if cls not in DEVICE_CLASSES:
                 problems.append('%s: members.scheduler_by_class: unknown device class %r (known: %s)'
                                 % (where, cls, ', '.join(DEVICE_CLASSES)))
-            elif sched not in SCHEDULERS:
-                problems.append('%s: members.scheduler_by_class.%s: unknown scheduler %r (known: %s)'
-                                % (where, cls, sched, ', '.join(SCHEDULERS)))
+            elif not isinstance(sched, str) or not sched:
+                problems.append('%s: members.scheduler_by_class.%s must be a scheduler name, got %r'
+                                % (where, cls, sched))
+            # whether the devices offer it (and the legacy noop/deadline/cfq advice) is checked on the
+            # host by udev_block_tuning's validation in the same preflight
     for key, check in (('mount_options', mount_options), ('services', service_units)):
         if profile.get(key) is None and key == 'services':
             profile[key] = []

@@ -58,3 +58,18 @@ class SubRun(object):
 @pytest.fixture(scope="module")
 def subrun(request, host):
     return SubRun(request, host.ansible.get_variables()["inventory_hostname"])
+
+
+BUSY_MOUNT = "/mnt/iotune-busy"
+
+
+@pytest.fixture
+def busy_disk(host):
+    """lab_disks[8] (prepare_refusals.yml) with its first partition mounted on BUSY_MOUNT.
+
+    The mount is not in fstab, so it does not survive the scenario's reboot: mount it again.
+    """
+    disk = host.ansible.get_variables()["lab_disks"][8]
+    if not host.mount_point(BUSY_MOUNT).exists:
+        host.check_output("mount %s-part1 %s", disk["by_id"], BUSY_MOUNT)
+    return disk

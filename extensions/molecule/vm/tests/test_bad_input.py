@@ -100,7 +100,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("case, make, expected", CASES, ids=[c[0] for c in CASES])
-def test_refused_before_any_change(subrun, host, disks, kname, converged, traps, case, make, expected):
+def test_refused_before_any_change(subrun, host, disks, kname, converged, traps, busy_disk, case, make, expected):
     given = make(disks, kname)
     extra_vars = {"iotune_arrays": [converged] + given.get("arrays", []), "iotune_verify": False}
     if "overrides" in given:

@@ -238,15 +238,6 @@ def test_ext4_behind_the_lost_partition_table_is_untouched(host, lab_disks):
         host.run('losetup -d %s', loop)
 
 
-@pytest.fixture
-def busy_disk(host, lab_disks):
-    """lab_disks[8] with its first partition mounted (the mount does not survive the scenario's reboot)."""
-    disk = lab_disks[8]
-    if not host.mount_point(BUSY_MOUNT).exists:
-        host.check_output('mount %s-part1 %s', disk['by_id'], BUSY_MOUNT)
-    return disk
-
-
 def test_mdadm_array_refuses_a_partition_of_a_disk_in_use(host, busy_disk):
     part = busy_disk['by_id'] + '-part2'
     result = run_failing_module(host, 'iotune.storage.mdadm_array',

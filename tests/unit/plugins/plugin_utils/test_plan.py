@@ -105,7 +105,7 @@ def test_mountpoints_are_normalised(given, wanted):
     ({'array': {'readahead': 16}}, 'unknown key array.readahead'),
     ({'raid_chunk_kb': 0}, 'raid_chunk_kb must be >= 4, got 0'),
     ({'raid_chunk_kb': 96}, 'raid_chunk_kb must be a power of two'),
-    ({'members': {'scheduler_by_class': {'nvme': 'noop'}}}, "unknown scheduler 'noop'"),
+    ({'members': {'scheduler_by_class': {'nvme': 5}}}, "scheduler_by_class.nvme must be a scheduler name, got 5"),
     ({'members': {'scheduler_by_class': {'floppy': 'none'}}}, "unknown device class 'floppy'"),
     ({'mount_options': 'noatime'}, 'mount_options must be a list of strings'),
     ({'fio_verify_thresholds': {'nojob': {}}}, 'fio_verify_thresholds for unknown jobs: nojob'),

@@ -28,9 +28,10 @@ class SubRun(object):
         self.env["ANSIBLE_HOST_KEY_CHECKING"] = "false"
         self.env["ANSIBLE_NOCOLOR"] = "1"
 
-    def run(self, extra_vars=None, tags=None, playbook="iotune.storage.tune", json_output=True, timeout=1800):
-        """(rc, text output, parsed JSON report or None)."""
-        argv = ["ansible-playbook", playbook, "--limit", self.hostname] + self.inventory_args
+    def run(self, extra_vars=None, tags=None, playbook="iotune.storage.tune", json_output=True, timeout=1800,
+            limit=True):
+        """(rc, text output, parsed JSON report or None); ``limit=False`` runs without --limit."""
+        argv = ["ansible-playbook", playbook] + (["--limit", self.hostname] if limit else []) + self.inventory_args
         if tags:
             argv += ["--tags", tags]
         if extra_vars:

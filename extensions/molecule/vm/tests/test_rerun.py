@@ -16,6 +16,7 @@ The mount root's owner is put back to what it was at the end (root after converg
 ``cassandra`` stays. Verify sub-runs use one small job and write their reports to a temporary directory,
 so the converge report that test_verify.py reads is untouched.
 """
+import csv
 import json
 import os
 import time
@@ -186,3 +187,59 @@ def test_verify_on_a_filesystem_with_files_keeps_the_cache_unless_opted_in(host,
         assert _resident_bytes(host, MARKER) == 0
     finally:
         host.run("rm -f %s/iotune-rerun-data.txt %s" % (MOUNTPOINT, MARKER))
+
+
+# ----------------------------------------------------------------------------------------------
+# the sweep needs named hosts and a directory; the facts report flags data on the root filesystem
+
+
+def _readahead_of(host, path):
+    name = host.check_output("basename $(readlink -f %s)", path)
+    return host.check_output("cat /sys/class/block/%s/queue/read_ahead_kb", name)
+
+
+def test_sweep_without_a_host_pattern_stops_before_any_host(host, subrun):
+    before = _readahead_of(host, "/dev/md/data")
+    rc, out, dummy = subrun.run({"readahead_sweep_directory": MOUNTPOINT}, playbook="iotune.storage.readahead_sweep",
+                                json_output=False, limit=False)
+    assert rc != 0, out
+    assert "readahead_sweep needs the hosts to sweep" in out, out
+    assert subrun.hostname not in out.split("PLAY RECAP")[-1], out     # the VM was never a target
+    assert _readahead_of(host, "/dev/md/data") == before
+    assert not host.run("ls %s/iotune-fio.* 2>/dev/null", MOUNTPOINT).stdout.strip()
+
+
+def test_sweep_directory_is_required(host, subrun):
+    rc, out, dummy = subrun.run({"readahead_sweep_hosts": subrun.hostname}, playbook="iotune.storage.readahead_sweep",
+                                json_output=False)
+    assert rc != 0, out
+    assert "readahead_sweep_directory" in out and "changed=0" in out, out
+
+
+def _root_row(tmp_path, host, subrun):
+    rc, out, dummy = subrun.run({"iotune_report_dir": str(tmp_path), "iotune_facts_hosts": subrun.hostname},
+                                playbook="iotune.storage.facts", json_output=False)
+    assert rc == 0, out
+    root = host.check_output("basename $(readlink -f $(findmnt -n -o SOURCE /))")
+    with open(str(tmp_path / "readahead_facts.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["device"] == root]
+    assert len(rows) == 1, root
+    return rows[0]
+
+
+def test_facts_flag_a_database_directory_on_the_root_filesystem(host, subrun, tmp_path):
+    """/var/lib/mongodb on the root disk with 8 MiB readahead is flagged; without it (control) it is not."""
+    root = host.check_output("readlink -f $(findmnt -n -o SOURCE /)")
+    sectors = host.check_output("blockdev --getra %s", root)
+    host.check_output("blockdev --setra 16384 %s", root)
+    try:
+        host.check_output("mkdir -p /var/lib/mongodb")
+        flagged = _root_row(tmp_path / "with", host, subrun)
+        assert flagged["flagged"] == "true", flagged
+        assert "/var/lib/mongodb" in flagged["data_directories"], flagged
+        host.check_output("rmdir /var/lib/mongodb")
+        control = _root_row(tmp_path / "without", host, subrun)
+        assert control["flagged"] == "false" and control["read_ahead_kb"] == "8192", control
+    finally:
+        host.run("rmdir /var/lib/mongodb")
+        host.check_output("blockdev --setra %s %s", sectors, root)

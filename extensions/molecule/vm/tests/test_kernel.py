@@ -9,8 +9,6 @@ tag `kernel`) and after the scenario's side_effect reboot. Conflicts are staged 
 cleaned up: a later sysctl.d file, and a tuned-like profile (files only; the lab image has no tuned).
 """
 import json
-import os
-import subprocess
 
 import pytest
 
@@ -22,9 +20,6 @@ CASSANDRA_SYSCTL = {"vm.swappiness": 1, "vm.zone_reclaim_mode": 0, "vm.max_map_c
 CASSANDRA_THP = {"enabled": "never", "defrag": "never"}
 LATER_FILE = "/etc/sysctl.d/99-zz-test.conf"
 TUNED_NAME = "iotune-test"
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 
 
 def _sysctl(host, name):
@@ -50,32 +45,10 @@ def _check(host, mode="fail"):
     return bool(result.get("failed")) or "msg" in result, result
 
 
-class KernelRun(object):
-    """ansible-playbook iotune.storage.tune --tags kernel as a subprocess, with the scenario inventories."""
-
-    def __init__(self, request, hostname):
-        self.inventory_args = ["-i", os.path.join(HERE, "..", "inventory")]
-        if request.config.option.ansible_inventory:
-            self.inventory_args += ["-i", request.config.option.ansible_inventory]
-        self.hostname = hostname
-        self.env = dict(os.environ)
-        self.env.pop("ANSIBLE_CONFIG", None)
-        self.env.setdefault("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, "build", "collections"))
-        self.env.update(ANSIBLE_HOST_KEY_CHECKING="false", ANSIBLE_NOCOLOR="1",
-                        ANSIBLE_STDOUT_CALLBACK="ansible.posix.json")
-
-    def run(self, tags="kernel", extra_vars=None):
-        argv = ["ansible-playbook", "iotune.storage.tune", "--limit", self.hostname, "--tags", tags,
-                "-e", json.dumps(dict({"iotune_verify": False}, **(extra_vars or {})))] + self.inventory_args
-        proc = subprocess.run(argv, env=self.env, capture_output=True, text=True, timeout=1800, check=False)
-        start = proc.stdout.find("{")
-        assert start >= 0, proc.stdout + proc.stderr
-        return proc.returncode, json.loads(proc.stdout[start:])
-
-
-@pytest.fixture(scope="module")
-def kernel_run(request, host):
-    return KernelRun(request, host.ansible.get_variables()["inventory_hostname"])
+def run_kernel_tag(subrun):
+    """ansible-playbook iotune.storage.tune --tags kernel (conftest.SubRun): (rc, JSON report)."""
+    rc, dummy, report = subrun.run({"iotune_verify": False}, tags="kernel")
+    return rc, report
 
 
 # ----------------------------------------------------------------------------------------------
@@ -168,14 +141,14 @@ def test_tuned_like_profile_is_detected(host):
 # the tag
 
 
-def test_tag_kernel_runs_only_the_kernel_part(kernel_run):
-    rc, report = kernel_run.run()
+def test_tag_kernel_runs_only_the_kernel_part(subrun):
+    rc, report = run_kernel_tag(subrun)
     assert rc == 0, json.dumps(report["stats"])
-    assert report["stats"][kernel_run.hostname]["changed"] == 0
+    assert report["stats"][subrun.hostname]["changed"] == 0
     ran = []
     for play in report["plays"]:
         for task in play["tasks"]:
-            result = task["hosts"].get(kernel_run.hostname)
+            result = task["hosts"].get(subrun.hostname)
             if result is None or result.get("skipped"):
                 continue
             ran.append((task["task"]["name"], task["task"].get("path", "")))
@@ -188,14 +161,14 @@ def test_tag_kernel_runs_only_the_kernel_part(kernel_run):
     assert others == [], others
 
 
-def test_tag_kernel_repairs_drift_once(host, kernel_run):
+def test_tag_kernel_repairs_drift_once(host, subrun):
     host.run_expect([0], "sysctl -w vm.max_map_count=65530 && echo always > %s/enabled" % THP)
     try:
-        rc, report = kernel_run.run()
+        rc, report = run_kernel_tag(subrun)
         assert rc == 0
-        assert report["stats"][kernel_run.hostname]["changed"] == 2   # sysctl -p, THP unit restart
+        assert report["stats"][subrun.hostname]["changed"] == 2   # sysctl -p, THP unit restart
         assert _sysctl(host, "vm.max_map_count") == "1048575" and _thp(host, "enabled") == "never"
-        rc, report = kernel_run.run()
-        assert rc == 0 and report["stats"][kernel_run.hostname]["changed"] == 0
+        rc, report = run_kernel_tag(subrun)
+        assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 0
     finally:
         host.run("sysctl -p %s; systemctl restart %s" % (SYSCTL_FILE, THP_UNIT))

@@ -6,17 +6,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.kernel import fake_kernel
 
-_FAKE = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'kernel', 'fake_kernel.py')
-_spec = importlib.util.spec_from_file_location('iotune_fake_kernel_utils', _FAKE)
-fake_kernel = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_kernel)
 
 OURS = '/etc/sysctl.d/90-iotune-storage.conf'
 CASSANDRA_SYSCTL = {'vm.swappiness': 1, 'vm.zone_reclaim_mode': 0, 'vm.max_map_count': 1048575}

@@ -196,13 +196,18 @@ class Preflight:
             members[array['name']] = [by_given[g] for g in array['devices'] if g in by_given]
         return members
 
-    def majmins(self, paths):
+    def majmins(self, paths, members):
+        """major:minor of opt-in paths: a member as given, or any other alias of one (resolved)."""
+        by_given = dict((m.given, m.majmin) for m in members)
         result = set()
         for given in paths:
+            if given in by_given:
+                result.add(by_given[given])
+                continue
             try:
                 result.add(ds.resolve(self.view, given).majmin)
             except ds.DeviceError:
-                continue     # already reported as a member problem
+                continue     # not a device: nothing to allow
         return result
 
     def md_device(self, name):
@@ -252,8 +257,8 @@ class Preflight:
         mismatch = ds.size_mismatch(members)
         if mismatch:
             self.problems.append('%s: %s' % (where, mismatch))
-        refusals, dummy = ds.check_writable(self.view, members, self.majmins(array['wipe_devices']),
-                                            allowed_shared=self.majmins(array['allow_shared_disk']))
+        refusals, dummy = ds.check_writable(self.view, members, self.majmins(array['wipe_devices'], members),
+                                            allowed_shared=self.majmins(array['allow_shared_disk'], members))
         self.problems.extend('%s: %s' % (where, r) for r in refusals)
         return 'create', None
 

@@ -57,7 +57,7 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 
 # ---------------------------------------------------------------------------------------------
 # Tests
-.PHONY: test sanity units lab-units lint changelog-lint molecule-container molecule-vm at-tree
+.PHONY: test sanity units lab-units lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
 test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
 	$(MAKE) --no-print-directory sanity
 	$(MAKE) --no-print-directory units
@@ -97,6 +97,9 @@ molecule-container: setup ## molecule `container` scenario (podman)
 
 molecule-vm: setup ## molecule `vm` scenario (qemu lab VM; minutes under software emulation)
 	$(BIN)/molecule test -s vm
+
+molecule-vm-nvme: setup ## the `vm` scenario with NVMe data disks whose serials look like EBS volume ids
+	IOTUNE_LAB_DISK_BUS=nvme $(BIN)/molecule test -s vm
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo

@@ -57,7 +57,7 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 
 # ---------------------------------------------------------------------------------------------
 # Tests
-.PHONY: test sanity units lint changelog-lint molecule-container molecule-vm at-tree
+.PHONY: test sanity units lab-units lint changelog-lint molecule-container molecule-vm at-tree
 test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
 	$(MAKE) --no-print-directory sanity
 	$(MAKE) --no-print-directory units
@@ -80,8 +80,12 @@ at-tree: | venv
 sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
 	cd $(AT_ROOT) && $(BIN)/ansible-test sanity --local --python $(PYVER) --color no
 
-units: setup at-tree ## ansible-test units
+units: setup at-tree ## ansible-test units, then the lab's own unit tests
 	cd $(AT_ROOT) && $(BIN)/ansible-test units --local --python $(PYVER) --color no
+	$(MAKE) --no-print-directory lab-units
+
+lab-units: venv ## unit tests of tools/iotune_lab (tests/lab; no VM, no root)
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/lab
 
 lint: setup ## ansible-lint with the production profile
 	$(BIN)/ansible-lint --offline --profile production

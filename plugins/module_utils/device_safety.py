@@ -71,11 +71,12 @@ class BlockDevice:
 class SystemView:
     """Read-only view of the running system; every path is relative to ``root`` for tests."""
 
-    def __init__(self, run_command=None, root='/', blkid='blkid', wipefs='wipefs'):
+    def __init__(self, run_command=None, root='/', blkid='blkid', wipefs='wipefs', block_numbers=None):
         self.root = root
         self._run = run_command
         self.blkid = blkid
         self.wipefs = wipefs
+        self._block_numbers = block_numbers or self._stat_block_numbers
 
     # --- paths -------------------------------------------------------------------------------
     def path(self, absolute):
@@ -101,19 +102,12 @@ class SystemView:
         return full
 
     def block_majmin(self, resolved):
-        """(major, minor) of a block special file, or None when it is not one.
+        """(major, minor) of a block special file, or None when it is not one."""
+        return self._block_numbers(resolved)
 
-        Tests (``root`` set) describe block devices with a text file ``<path>.blockdev`` that
-        holds 'MAJ:MIN'.
-        """
-        if self.root not in ('', '/'):
-            fake = self._read(resolved + '.blockdev')
-            if fake is None:
-                return None
-            major, minor = fake.strip().split(':')
-            return int(major), int(minor)
+    def _stat_block_numbers(self, resolved):
         try:
-            st = os.stat(resolved)
+            st = os.stat(self.path(resolved))
         except OSError:
             return None
         if not stat.S_ISBLK(st.st_mode):

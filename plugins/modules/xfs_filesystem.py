@@ -157,6 +157,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils import xfs
+from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
 
 
 class FsError(Exception):
@@ -177,7 +178,7 @@ class XfsFilesystem:
     def expected(self, dev):
         p = self.p
         if p['su_kb'] is not None:
-            if p['su_kb'] < 4 or p['su_kb'] & (p['su_kb'] - 1):
+            if not valid_chunk_kb(p['su_kb']):
                 raise FsError('su_kb %s must be a power of two and at least 4' % p['su_kb'])
             if p['sw'] < 1:
                 raise FsError('sw %s must be at least 1' % p['sw'])

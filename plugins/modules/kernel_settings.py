@@ -68,17 +68,14 @@ options:
     default: iotune-storage-kernel
 notes:
   - Runs C(tuned-adm profile) (argument list, no shell) only with O(mode=override) and a tuned conflict.
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 """
 
 EXAMPLES = r"""

@@ -144,12 +144,13 @@ seealso:
   - name: mdadm(8)
     description: The mdadm manual page.
     link: https://man7.org/linux/man-pages/man8/mdadm.8.html
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Returns details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
 requirements:
   - mdadm (not needed in check mode)

@@ -78,17 +78,16 @@ options:
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists; reads sysfs, C(/proc/self/mountinfo),
     C(/proc/swaps) and the fstab file; writes nothing.
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Reads only; runs the same way in check mode.
     support: full
+    details: Reads only; runs the same way in check mode.
   diff_mode:
-    description: Reports no diff; it changes nothing.
     support: none
-  platform:
-    description: Linux with sysfs.
-    support: full
-    platforms: posix
+    details: Reports no diff; it changes nothing.
 seealso:
   - module: iotune.storage.mdadm_array
   - module: iotune.storage.xfs_filesystem

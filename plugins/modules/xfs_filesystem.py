@@ -73,12 +73,13 @@ options:
 notes:
   - Runs C(blkid), C(wipefs), C(mkfs.xfs) and C(xfs_info) with argument lists, never through a shell.
   - Mounting is left to M(ansible.posix.mount) (the P(iotune.storage.xfs#role) role mounts by UUID).
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
 requirements:
   - xfsprogs (not needed in check mode)

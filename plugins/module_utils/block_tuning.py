@@ -16,6 +16,7 @@ import fnmatch
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils import ebs
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
     BlockInventory,
     parse_scheduler,
@@ -156,11 +157,11 @@ def normalize_md_uuid(value):
 
 
 def normalize_ebs_volume_id(value):
-    m = re.match(r'^vol-?([0-9a-f]{8}|[0-9a-f]{17})$', (value or '').strip())
-    if not m:
-        raise TuningError("ebs_volume_id %r is not an EBS volume id (vol-0123456789abcdef0)" % value)
-    # the NVMe serial of an EBS volume is the volume id without the dash
-    return 'vol' + m.group(1)
+    """The NVMe serial an ebs_volume_id selector matches (module_utils/ebs.py)."""
+    try:
+        return ebs.serial_for_volume_id(value)
+    except ValueError as e:
+        raise TuningError('ebs_volume_id %s' % e)
 
 
 def selector_of(entry):

@@ -11,7 +11,6 @@ tests can run them against fake trees. Nothing here writes to the host.
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 import os
 import re
@@ -482,98 +481,7 @@ def compare(expected, live):
 
 
 # --------------------------------------------------------------------------------------------
-# tuned and containers
-
-
-def _parse_tuned_ra(value):
-    """Return (kib, raise_only) from a tuned [disk] readahead value ('>4096', '8192 s')."""
-    value = value.strip()
-    raise_only = value.startswith('>')
-    value = value.lstrip('>').strip()
-    m = re.match(r'^(\d+)\s*(s)?$', value)
-    if not m:
-        return None, raise_only
-    kib = int(m.group(1))
-    if m.group(2):
-        kib //= 2
-    return kib, raise_only
-
-
-def tuned_profile_chain(profile, dirs, seen=None):
-    """Return [(name, path, ConfigParser)] for a tuned profile and everything it includes."""
-    seen = seen if seen is not None else set()
-    chain = []
-    for name in re.split(r'[\s,]+', profile.strip()):
-        if not name or name in seen:
-            continue
-        seen.add(name)
-        for d in dirs:
-            path = os.path.join(d, name, 'tuned.conf')
-            if os.path.exists(path):
-                cp = configparser.ConfigParser(interpolation=None, strict=False)
-                try:
-                    cp.read(path)
-                except configparser.Error:
-                    break
-                if cp.has_option('main', 'include'):
-                    chain.extend(tuned_profile_chain(cp.get('main', 'include'), dirs, seen))
-                chain.append((name, path, cp))
-                break
-    return chain
-
-
-def tuned_readahead(profile, dirs):
-    """Effective [disk] readahead of a tuned profile chain: (value text, profile name) or None.
-
-    Later (including) profiles override earlier (included) ones; a disabled or replaced disk unit
-    without readahead clears it.
-    """
-    result = None
-    for name, dummy, cp in tuned_profile_chain(profile, dirs):
-        for section in cp.sections():
-            stype = cp.get(section, 'type', fallback=section)
-            if stype != 'disk':
-                continue
-            enabled = cp.get(section, 'enabled', fallback='true').strip().lower()
-            if enabled in ('false', '0', 'no', 'off'):
-                result = None
-                continue
-            if cp.has_option(section, 'readahead'):
-                result = (cp.get(section, 'readahead').strip(), name)
-            elif cp.get(section, 'replace', fallback='0').strip().lower() in ('1', 'true', 'yes'):
-                result = None
-    return result
-
-
-def tuned_conflicts(tuned_ra, expected):
-    """Devices whose expected readahead tuned would overwrite: list of (dev, ours, tuned_kib)."""
-    if not tuned_ra:
-        return []
-    kib, raise_only = _parse_tuned_ra(tuned_ra[0])
-    if kib is None:
-        return []
-    out = []
-    for dev, exp in sorted(expected.items()):
-        ours = exp.get('read_ahead_kb')
-        if ours is None:
-            continue
-        if (raise_only and kib > ours) or (not raise_only and kib != ours):
-            out.append((dev, ours, kib))
-    return out
-
-
-TUNED_OVERRIDE_TEMPLATE = """\
-# Managed by Ansible (iotune.storage.block_tuning).
-# Same as tuned profile "{parent}", but without its [disk] unit: scheduler and readahead are set
-# by the udev rules in {rules_file}, and tuned's readahead ({readahead}) would overwrite them.
-[main]
-summary={parent} without disk readahead/scheduler (iotune.storage)
-include={parent}
-
-[disk]
-replace=1
-enabled=false
-"""
+# containers
 
 
 def container_markers(root='/'):

@@ -250,7 +250,6 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import (
     DEVICE_CLASSES,
-    TUNED_OVERRIDE_TEMPLATE,
     TuningError,
     collect_devices,
     compare,
@@ -259,9 +258,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
     plan,
     read_live,
     render_rules,
-    tuned_conflicts,
-    tuned_readahead,
 )
+from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 TUNED_ETC = '/etc/tuned'
 TUNED_DIRS = ('/etc/tuned/profiles', '/etc/tuned', '/usr/lib/tuned/profiles', '/usr/lib/tuned')
@@ -359,9 +357,9 @@ def tuned_state(module, expected):
     info['profile'] = profile or None
     if not profile:
         return info, []
-    ra = tuned_readahead(profile, TUNED_DIRS)
+    ra = tuned.tuned_readahead(profile, TUNED_DIRS)
     info['readahead'] = ra[0] if ra else None
-    conflicts = tuned_conflicts(ra, expected)
+    conflicts = tuned.tuned_conflicts(ra, expected)
     info['conflicts'] = [c[0] for c in conflicts]
     return info, conflicts
 
@@ -461,7 +459,7 @@ def main():
                 pdir = os.path.join(TUNED_ETC, p['tuned_profile'])
                 if not os.path.isdir(pdir):
                     os.makedirs(pdir, 0o755)
-                _write_atomic(module, os.path.join(pdir, 'tuned.conf'), TUNED_OVERRIDE_TEMPLATE.format(
+                _write_atomic(module, os.path.join(pdir, 'tuned.conf'), tuned.DISK_OVERRIDE_TEMPLATE.format(
                     parent=tuned_info['profile'], rules_file=path, readahead=tuned_info['readahead']))
                 rc, out, err = module.run_command([module.get_bin_path('tuned-adm', required=True), 'profile',
                                                    p['tuned_profile']])

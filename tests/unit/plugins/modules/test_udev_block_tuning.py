@@ -12,6 +12,7 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
+from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.modules import udev_block_tuning as mod
 
 BY_CLASS = {'nvme': 'none', 'virtual': 'none', 'ssd': 'mq-deadline', 'hdd': 'mq-deadline'}
@@ -221,17 +222,17 @@ def test_tuned_chain(tmp_path):
     write_tuned(lib, 'throughput-performance', '[main]\nsummary=x\n[disk]\nreadahead=>4096\n')
     write_tuned(lib, 'virtual-guest', '[main]\ninclude=throughput-performance\n[vm]\ntransparent_hugepages=never\n')
     write_tuned(lib, 'balanced', '[main]\nsummary=y\n[cpu]\ngovernor=conservative\n')
-    override = bt.TUNED_OVERRIDE_TEMPLATE.format(parent='virtual-guest', rules_file='r', readahead='>4096')
+    override = tuned.DISK_OVERRIDE_TEMPLATE.format(parent='virtual-guest', rules_file='r', readahead='>4096')
     write_tuned(etc, 'iotune-storage', override)
     dirs = (str(etc), str(lib))
-    ra = bt.tuned_readahead('virtual-guest', dirs)
+    ra = tuned.tuned_readahead('virtual-guest', dirs)
     assert ra == ('>4096', 'throughput-performance')
-    assert bt.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8}, 'vdb': {'scheduler': 'none'}}) == [('md0', 8, 4096)]
+    assert tuned.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8}, 'vdb': {'scheduler': 'none'}}) == [('md0', 8, 4096)]
     # '>' only raises: a larger value of ours survives
-    assert bt.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8192}}) == []
-    assert bt.tuned_readahead('balanced', dirs) is None
-    assert bt.tuned_readahead('iotune-storage', dirs) is None
-    assert bt.tuned_conflicts(('8192 s', 'p'), {'md0': {'read_ahead_kb': 8}}) == [('md0', 8, 4096)]
+    assert tuned.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8192}}) == []
+    assert tuned.tuned_readahead('balanced', dirs) is None
+    assert tuned.tuned_readahead('iotune-storage', dirs) is None
+    assert tuned.tuned_conflicts(('8192 s', 'p'), {'md0': {'read_ahead_kb': 8}}) == [('md0', 8, 4096)]
 
 
 # ---------------------------------------------------------------------------------------------

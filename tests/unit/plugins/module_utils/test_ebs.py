@@ -51,7 +51,7 @@ def test_facts_and_tuning_agree(standard_host):
     facts, dummy = sb.collect_block_devices(page_size=4096, **standard_host.roots)
     reported = facts['nvme1n1']['cloud']['ebs_volume_id']
     assert reported == 'vol-0123456789abcdef1'
-    devices = bt.collect_devices(standard_host.sys, standard_host.dev, standard_host.udev)
+    devices = bt.collect_devices(standard_host.view())
     for spelling in (reported, reported.replace('-', '')):
         assert [d['name'] for d in bt.resolve({'ebs_volume_id': spelling}, devices)] == ['nvme1n1']
     link = os.path.join(standard_host.dev, 'disk', 'by-id', ebs.by_id_link(reported))

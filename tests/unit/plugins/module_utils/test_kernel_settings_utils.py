@@ -236,6 +236,6 @@ def test_cmdline_thp_is_a_note(tmp_path):
 
 def test_render_tuned_override():
     text = tuned.render_tuned_override('virtual-guest', {('sysctl', 'vm.swappiness'): '1', ('thp', 'enabled'): 'never'},
-                                    ['x'])
+                                       ['x'])
     assert 'include=virtual-guest\n' in text
     assert '\n[sysctl]\nvm.swappiness=1\n' in text and '\n[vm]\ntransparent_hugepages=never\n' in text

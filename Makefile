@@ -72,10 +72,12 @@ at-tree: | venv
 	mkdir -p $(AT_ROOT)
 	# ansible-test lists files with git; the copy lives under the ignored build/, so give it its own repo
 	test -d $(AT_ROOT)/.git || git -C $(AT_ROOT) init -q
-	git ls-files -co --exclude-standard -z | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
+	# .collections/ (the checkout as ansible_collections/iotune/storage for a plain clone: a directory
+	# symlink, which ansible-test refuses) is not collection content
+	git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
 	# drop files deleted from the work tree since the last sync
 	cd $(AT_ROOT) && comm -z -23 <(find . -path ./.git -prune -o -type f -printf '%P\0' | sort -z) \
-	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | sort -z) | xargs -0 -r rm -f
+	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | sort -z) | xargs -0 -r rm -f
 
 sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
 	cd $(AT_ROOT) && $(BIN)/ansible-test sanity --local --python $(PYVER) --color no
@@ -106,7 +108,7 @@ SHIP_BIN   := $(SHIP_VENV)/bin
 DIST       := $(BUILD)/dist
 VERSION    := $(shell sed -n 's/^version: *//p' galaxy.yml)
 TARBALL    := $(DIST)/iotune-storage-$(VERSION).tar.gz
-.PHONY: ship-venv tarball tarball-check galaxy-import ee-check version-check ship-checks
+.PHONY: ship-venv tarball tarball-check galaxy-import ee-check version-check changelog-preview ship-checks
 
 $(SHIP_VENV)/.stamp: requirements-ship.txt constraints-ship.txt
 	test -x $(SHIP_BIN)/python || $(PY) -m venv $(SHIP_VENV)
@@ -143,7 +145,10 @@ ee-check: tarball ship-venv ## meta/execution-environment.yml: ansible-builder i
 version-check: ship-venv ## declared ansible-core/collection/Python versions are the tested ones
 	$(SHIP_BIN)/python tools/ship/check_versions.py --python $(BIN)/python --vermin $(SHIP_BIN)/vermin
 
-ship-checks: tarball-check galaxy-import ee-check version-check ## every release check above
+changelog-preview: venv ## antsibull-changelog release in a temp copy: each new object once, fragment conventions
+	$(BIN)/python tools/ship/check_changelog.py $(BUILD)/changelog-preview
+
+ship-checks: tarball-check galaxy-import ee-check version-check changelog-preview ## every release check above
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo

@@ -12,7 +12,7 @@ DOCUMENTATION = r"""
 ---
 module: storage_preflight
 short_description: Check every planned array against the host before anything changes
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Read-only. Resolves every member device of every planned array once, then checks what only the
     host can tell, for all arrays together, and fails listing every problem before the first change.

@@ -83,8 +83,7 @@ class FioHost(object):
 @pytest.fixture
 def host(fake_host, monkeypatch):
     h = FioHost(fake_host)
-    monkeypatch.setattr(fio, 'SYS_ROOT', str(h.sys))
-    monkeypatch.setattr(fio, 'PROC_ROOT', str(h.proc))
+    monkeypatch.setattr(fio, 'HOST_ROOT', str(h.root))
     real_mount_point_of = fio.mount_point_of
     fake_mnt = os.path.realpath(str(h.mnt))
 
@@ -290,7 +289,7 @@ def test_size_auto_uses_free_space(host, capsys):
 def test_partition_read_ahead_goes_to_parent(fake_host):
     fake_host.add_disk('sda', '8:0')
     fake_host.add_partition('sda', 'sda1', '8:1', 1)
-    m = fio.Measurer(None, fake_host.sys, fake_host.proc)
+    m = fio.Measurer(None, fake_host.view())
     assert m.readahead_device('sda1') == 'sda'
     assert m.readahead_device('sda') == 'sda'
     assert m.members('sda') == []

@@ -38,7 +38,7 @@ def test_recommendation_smallest_within_tolerance():
 
 def test_recommendation_for_sequential_prefers_large_and_flags_noise():
     rows = sweep.sweep_rows([point(4, 100, 1.0), point(128, 700, 1.0), point(1024, 1000, 1.0, noisy=True),
-                          point(4096, 1010, 1.0)])
+                             point(4096, 1010, 1.0)])
     rec = sweep.recommend(rows, 0.1)
     assert rec['read_ahead_kb'] == 1024 and rec['noisy'] is True
     with pytest.raises(FioReportError):

@@ -172,6 +172,20 @@ def test_read_ahead_restored_when_fio_fails(host, capsys):
     assert os.listdir(str(host.dir)) == []
 
 
+def test_failed_measurement_reports_the_state_when_it_failed(host, capsys, monkeypatch):
+    real = host.run_command
+
+    def garbage(argv, **kwargs):
+        rc, out, err = real(argv, **kwargs)
+        return (rc, 'not json', err) if '--readonly' in argv else (rc, out, err)
+    monkeypatch.setattr(host, 'run_command', garbage)
+    r = run_module(capsys, base_args(host, read_ahead_kb=16))
+    assert r['failed'] is True and r['msg'].startswith('measurement failed: ')
+    assert r['runs'] == [] and r['read_ahead']['used'] == 16
+    assert r['read_ahead']['restored'] is False     # as it was when the run failed; restored afterwards
+    assert host.ra() == 4096
+
+
 def test_run_job_false_only_sets_read_ahead(host, capsys):
     r = run_module(capsys, dict(directory=str(host.dir), read_ahead_kb=64, run_job=False))
     assert r['changed'] is True and host.ra() == 64 and host.calls == []

@@ -15,6 +15,8 @@ from __future__ import annotations
 import fnmatch
 import os
 
+from ansible_collections.iotune.storage.plugins.module_utils import ebs
+
 # Field names of /sys/class/block/<dev>/stat, in order
 # (Documentation/block/stat.rst). Older kernels have 11 (< 4.18) or
 # 15 (< 5.5) fields; missing trailing fields are reported as None.
@@ -568,12 +570,9 @@ class BlockInventory(object):
         }
 
     def _cloud(self, name, dtype, sysdir, model, vendor, serial):
-        if model == 'Amazon Elastic Block Store':
-            vol = None
-            if serial and serial.startswith('vol'):
-                vol = serial if serial[3:4] == '-' else 'vol-' + serial[3:]
-            return {'provider': 'aws', 'ebs_volume_id': vol, 'instance_store': False}
-        if model == 'Amazon EC2 NVMe Instance Storage':
+        if model == ebs.EBS_MODEL:
+            return {'provider': 'aws', 'ebs_volume_id': ebs.volume_id_for_serial(serial), 'instance_store': False}
+        if model == ebs.INSTANCE_STORE_MODEL:
             return {'provider': 'aws', 'ebs_volume_id': None, 'instance_store': True}
         if vendor == 'Msft' and model == 'Virtual Disk':
             address = None

@@ -23,11 +23,71 @@ NAME_RE = re.compile(r'^[A-Za-z0-9_.-]{1,32}$')
 LEVEL_NAMES = {0: 'raid0', 1: 'raid1', 4: 'raid4', 5: 'raid5', 6: 'raid6', 10: 'raid10'}
 
 
+# --- md identity: the one home of the name and UUID forms (also the md_identity filter) ---------------
 def short_name(md_name):
     """Superblock name without the 'homehost:' prefix ('web1:data' -> 'data')."""
     if md_name is None:
         return None
     return md_name.split(':', 1)[1] if ':' in md_name else md_name
+
+
+def name_matches(md_name, wanted):
+    """True when a superblock/udev name (``data`` or ``host:data``) names the array ``wanted``."""
+    return bool(md_name) and (md_name == wanted or short_name(md_name) == wanted)
+
+
+def name_regexp(name):
+    """Regular expression (unanchored) for a superblock name of array ``name`` with or without ``host:``."""
+    return r'(?:[^\s:]*:)?' + re.escape(name)
+
+
+def udev_name_glob(name):
+    """udev glob for ENV{MD_NAME} of array ``name`` in both forms ('data|*:data')."""
+    return '%s|*:%s' % (name, name)
+
+
+def md_uuid_colon(uuid):
+    """An md UUID in mdadm's colon form (4 groups of 8); blkid and the kernel print 8-4-4-4-12.
+
+    Anything that is not 32 hex digits is returned unchanged (None stays None).
+    """
+    if not uuid:
+        return None
+    flat = uuid.replace('-', '').replace(':', '').strip().lower()
+    if len(flat) != 32 or any(c not in '0123456789abcdef' for c in flat):
+        return uuid
+    return ':'.join(flat[i:i + 8] for i in range(0, 32, 8))
+
+
+def identity(name, uuid=None):
+    """Every form of one array's identity: short name, device, name regexp, udev glob, colon UUID."""
+    short = short_name(name)
+    return {
+        'name': short,
+        'device': md_device(short),
+        'name_regexp': name_regexp(short),
+        'udev_name_glob': udev_name_glob(short),
+        'uuid': md_uuid_colon(uuid),
+    }
+
+
+def stale_conf_line_regexp(name, uuid=None, wanted_line=None):
+    """Regexp of mdadm.conf lines that describe array ``name`` (by /dev/md/NAME, name= or UUID) and are not
+    exactly ``wanted_line`` (every such line when ``wanted_line`` is None)."""
+    ids = [r'\s/dev/md/%s(?:\s|$)' % re.escape(name), r'\sname=%s(?:\s|$)' % name_regexp(name)]
+    if uuid:
+        ids.append(r'\s(?:UUID|uuid)=%s(?:\s|$)' % re.escape(uuid))
+    keep = r'(?!%s\s*$)' % re.escape(wanted_line) if wanted_line else ''
+    return r'^%s\s*ARRAY.*(?:%s)' % (keep, '|'.join(ids))
+
+
+def conf_update(text, name, uuid=None, wanted_line=None):
+    """mdadm.conf ``text`` with the stale lines of array ``name`` removed and ``wanted_line`` present once."""
+    stale = re.compile(stale_conf_line_regexp(name, uuid, wanted_line))
+    lines = [line for line in (text or '').splitlines() if not stale.search(line)]
+    if wanted_line and wanted_line not in lines:
+        lines.append(wanted_line)
+    return '\n'.join(lines) + '\n' if lines else ''
 
 
 def parse_size_kb(text):
@@ -151,13 +211,8 @@ def parse_examine_export(text):
 
 
 def blkid_uuid_to_mdadm(uuid):
-    """blkid prints md UUIDs as 8-4-4-4-12; mdadm as 4 colon separated groups of 8."""
-    if not uuid:
-        return None
-    flat = uuid.replace('-', '').replace(':', '').lower()
-    if len(flat) != 32:
-        return uuid
-    return ':'.join(flat[i:i + 8] for i in range(0, 32, 8))
+    """blkid prints md UUIDs as 8-4-4-4-12; mdadm as 4 colon separated groups of 8 (see md_uuid_colon)."""
+    return md_uuid_colon(uuid)
 
 
 def predicted_md_name(name, homehost, hostname):

@@ -49,11 +49,12 @@ def udev_name_glob(name):
 def md_uuid_colon(uuid):
     """An md UUID in mdadm's colon form (4 groups of 8); blkid and the kernel print 8-4-4-4-12.
 
-    Anything that is not 32 hex digits is returned unchanged (None stays None).
+    Separators (``-``, ``:``, ``.``) are dropped; anything that is not then 32 hex digits is returned
+    unchanged (None stays None).
     """
     if not uuid:
         return None
-    flat = uuid.replace('-', '').replace(':', '').strip().lower()
+    flat = re.sub(r'[-:.\s]', '', uuid).lower()
     if len(flat) != 32 or any(c not in '0123456789abcdef' for c in flat):
         return uuid
     return ':'.join(flat[i:i + 8] for i in range(0, 32, 8))

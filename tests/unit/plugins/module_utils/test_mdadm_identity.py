@@ -20,7 +20,7 @@ LINE = 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % UUID
 
 
 @pytest.mark.parametrize('given', [UUID, '223bf324-4839-b32a-611a-bc0826fcd6e8', UUID.upper(),
-                                   '223bf3244839b32a611abc0826fcd6e8'])
+                                   '223bf3244839b32a611abc0826fcd6e8', '223bf324.4839b32a.611abc08.26fcd6e8'])
 def test_md_uuid_colon_from_every_form(given):
     assert md.md_uuid_colon(given) == UUID
     assert md.blkid_uuid_to_mdadm(given) == UUID

@@ -57,12 +57,13 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 
 # ---------------------------------------------------------------------------------------------
 # Tests
-.PHONY: test sanity units lint changelog-lint molecule-container molecule-vm at-tree
+.PHONY: test sanity units lab-units lint changelog-lint molecule-container molecule-vm at-tree
 test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
 	$(MAKE) --no-print-directory sanity
 	$(MAKE) --no-print-directory units
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory changelog-lint
+	$(MAKE) --no-print-directory ship-checks
 	$(MAKE) --no-print-directory molecule-container
 	$(MAKE) --no-print-directory molecule-vm
 	@echo "make test: all suites passed"
@@ -71,16 +72,22 @@ at-tree: | venv
 	mkdir -p $(AT_ROOT)
 	# ansible-test lists files with git; the copy lives under the ignored build/, so give it its own repo
 	test -d $(AT_ROOT)/.git || git -C $(AT_ROOT) init -q
-	git ls-files -co --exclude-standard -z | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
+	# .collections/ (the checkout as ansible_collections/iotune/storage for a plain clone: a directory
+	# symlink, which ansible-test refuses) is not collection content
+	git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
 	# drop files deleted from the work tree since the last sync
 	cd $(AT_ROOT) && comm -z -23 <(find . -path ./.git -prune -o -type f -printf '%P\0' | sort -z) \
-	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | sort -z) | xargs -0 -r rm -f
+	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | sort -z) | xargs -0 -r rm -f
 
 sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
 	cd $(AT_ROOT) && $(BIN)/ansible-test sanity --local --python $(PYVER) --color no
 
-units: setup at-tree ## ansible-test units
+units: setup at-tree ## ansible-test units, then the lab's own unit tests
 	cd $(AT_ROOT) && $(BIN)/ansible-test units --local --python $(PYVER) --color no
+	$(MAKE) --no-print-directory lab-units
+
+lab-units: venv ## unit tests of tools/iotune_lab (tests/lab; no VM, no root)
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/lab
 
 lint: setup ## ansible-lint with the production profile
 	$(BIN)/ansible-lint --offline --profile production
@@ -93,6 +100,55 @@ molecule-container: setup ## molecule `container` scenario (podman)
 
 molecule-vm: setup ## molecule `vm` scenario (qemu lab VM; minutes under software emulation)
 	$(BIN)/molecule test -s vm
+
+# ---------------------------------------------------------------------------------------------
+# Release checks on the built tarball (own venv: galaxy-importer pins attrs<24, the dev tools need >=25)
+SHIP_VENV  := $(BUILD)/venv-ship
+SHIP_BIN   := $(SHIP_VENV)/bin
+DIST       := $(BUILD)/dist
+VERSION    := $(shell sed -n 's/^version: *//p' galaxy.yml)
+TARBALL    := $(DIST)/iotune-storage-$(VERSION).tar.gz
+.PHONY: ship-venv tarball tarball-check galaxy-import ee-check version-check changelog-preview ship-checks
+
+$(SHIP_VENV)/.stamp: requirements-ship.txt constraints-ship.txt
+	test -x $(SHIP_BIN)/python || $(PY) -m venv $(SHIP_VENV)
+	$(SHIP_BIN)/pip install -q --disable-pip-version-check pip==24.2
+	$(SHIP_BIN)/pip install -q --disable-pip-version-check -r requirements-ship.txt -c constraints-ship.txt
+	touch $@
+
+ship-venv: $(SHIP_VENV)/.stamp ## release tooling venv (galaxy-importer, ansible-builder, antsibull-docs, vermin)
+
+tarball: | venv ## build the collection tarball into build/dist/
+	mkdir -p $(DIST)
+	rm -f $(DIST)/iotune-storage-*.tar.gz
+	$(BIN)/ansible-galaxy collection build --force --output-path $(DIST) $(TOP)
+
+tarball-check: tarball ## the tarball ships no dev tooling and has what users need (the check is self-tested)
+	$(PY) tools/ship/check_tarball.py --self-test
+	$(PY) tools/ship/check_tarball.py $(TARBALL)
+
+galaxy-import: tarball ship-venv ## galaxy-importer on the built tarball (offline, no container)
+	rm -rf $(DIST)/import && mkdir -p $(DIST)/import
+	cp $(TARBALL) $(DIST)/import/
+	# its ansible-lint warns that community.general/ansible.posix/containers.podman are not installed: expected
+	cd $(DIST)/import && env PATH=$(SHIP_BIN):/usr/bin:/bin GALAXY_IMPORTER_CONFIG=/dev/null \
+	  GALAXY_IMPORTER_RUN_ANSIBLE_TEST=false GALAXY_IMPORTER_OFFLINE_ANSIBLE_LINT=true \
+	  HOME=$(DIST)/import \
+	  $(SHIP_BIN)/python -m galaxy_importer.main $(notdir $(TARBALL)) > import.log 2>&1 \
+	  || { cat import.log; echo "galaxy-importer refused the tarball"; exit 1; }
+	grep -E '^(WARNING|ERROR)' $(DIST)/import/import.log || true
+	grep -q 'Importer processing completed successfully' $(DIST)/import/import.log
+
+ee-check: tarball ship-venv ## meta/execution-environment.yml: ansible-builder introspect + create (no container)
+	env PATH=$(SHIP_BIN):$(PATH) $(SHIP_BIN)/python tools/ship/check_ee.py $(TARBALL) $(BUILD)/ee
+
+version-check: ship-venv ## declared ansible-core/collection/Python versions are the tested ones
+	$(SHIP_BIN)/python tools/ship/check_versions.py --python $(BIN)/python --vermin $(SHIP_BIN)/vermin
+
+changelog-preview: venv ## antsibull-changelog release in a temp copy: each new object once, fragment conventions
+	$(BIN)/python tools/ship/check_changelog.py $(BUILD)/changelog-preview
+
+ship-checks: tarball-check galaxy-import ee-check version-check changelog-preview ## every release check above
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo

@@ -5,66 +5,6 @@
 
 from __future__ import annotations
 
-DOCUMENTATION = r"""
----
-name: fio_verify_report
-short_description: Build the fio_verify report from the registered results of the fio module loop
-version_added: 0.1.0
-description:
-  - Takes the C(results) list of a loop over M(iotune.storage.fio) (one item per job) and returns the
-    report of the C(iotune.storage.fio_verify) role - per job verdict, summary line and module result,
-    the host verdict, the missed thresholds as readable sentences and a summary table.
-  - Items without a measurement (check mode, skipped) get the verdict C(not measured).
-  - The host verdict is C(fail) if a job failed, else C(noisy) if a job was noisy, else C(pass)
-    (C(not measured) when nothing was measured).
-  - C(host_cache_dropped) and C(page_cache_note) say whether the page cache of the whole host was dropped
-    before the buffered runs (the module's C(page_cache) return), so that a report of warm measurements
-    says so.
-  - The same file provides C(fio_verify_decisions), which decides per array of the main playbook whether
-    to verify (O(iotune_verify) V(auto), V(always), V(never)).
-author:
-  - iotune.storage contributors (@iotune)
-options:
-  _input:
-    description: The C(results) list of the registered loop.
-    type: list
-    elements: dict
-    required: true
-  directory:
-    description: Measured directory (copied into the report).
-    type: str
-  drop_runs:
-    description: Leave out the per-run details (C(runs)) of every job.
-    type: bool
-    default: false
-"""
-
-EXAMPLES = r"""
-- name: Build the report
-  ansible.builtin.set_fact:
-    fio_verify_results: "{{ fio_verify_raw.results | iotune.storage.fio_verify_report(directory='/srv') }}"
-"""
-
-RETURN = r"""
-_value:
-  description: The report.
-  type: dict
-  contains:
-    directory: {description: Measured directory., type: str}
-    device: {description: Device under the filesystem., type: str}
-    fio_version: {description: fio version., type: str}
-    verdict: {description: "pass, fail, noisy or not measured.", type: str}
-    jobs: {description: "One dict per job - name, verdict, summary, result (module return).", type: list, elements: dict}
-    missed: {description: One sentence per missed threshold with the measured value., type: list, elements: str}
-    table: {description: Header and one summary line per job., type: list, elements: str}
-    host_cache_dropped:
-      description:
-        - V(true) when the host's page cache was dropped before every buffered run, V(false) when never,
-          V(partial) in between, V(null) when no buffered job was measured.
-      type: raw
-    page_cache_note: {description: One sentence on the page cache handling (for summaries)., type: str}
-"""
-
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.module_utils import fio_report

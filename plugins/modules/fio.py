@@ -41,13 +41,14 @@ description:
     filesystem inflates RV(device_read_bytes) and RV(read_amplification).
 author:
   - iotune.storage contributors (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details: Runs nothing, reports the fio command lines that would run (C(changed) is always false).
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - It is a measurement, so it reports C(changed=false), except with O(run_job=false) where it only

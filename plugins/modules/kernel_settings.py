@@ -12,7 +12,7 @@ DOCUMENTATION = r"""
 ---
 module: kernel_settings
 short_description: Check live vm.* sysctls and transparent huge pages against a profile, and name who else sets them
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Reads the live values from C(/proc/sys) and C(/sys/kernel/mm/transparent_hugepage) and compares them with
     O(sysctl) and O(thp).
@@ -68,17 +68,14 @@ options:
     default: iotune-storage-kernel
 notes:
   - Runs C(tuned-adm profile) (argument list, no shell) only with O(mode=override) and a tuned conflict.
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
-  platform:
-    description: Target OS/families that can be operated against.
-    support: full
-    platforms: posix
 """
 
 EXAMPLES = r"""

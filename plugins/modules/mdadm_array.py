@@ -153,12 +153,13 @@ seealso:
   - name: mdadm(8)
     description: The mdadm manual page.
     link: https://man7.org/linux/man-pages/man8/mdadm.8.html
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Returns details on what has changed (or possibly needs changing in check mode), when in diff mode.
     support: full
 requirements:
   - mdadm (not needed in check mode)
@@ -298,6 +299,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 
 
@@ -810,9 +812,9 @@ def main():
         required_if=[('state', 'present', ['devices']), ('state', 'assembled', ['devices'])],
         supports_check_mode=True,
     )
-    view = ds.SystemView(run_command=module.run_command,
-                         blkid=module.get_bin_path('blkid') or 'blkid',
-                         wipefs=module.get_bin_path('wipefs') or 'wipefs')
+    view = BlockHost(run_command=module.run_command,
+                     blkid=module.get_bin_path('blkid') or 'blkid',
+                     wipefs=module.get_bin_path('wipefs') or 'wipefs')
     array = MdadmArray(module.params, view, module.run_command, module.get_bin_path('mdadm'),
                        udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
                        warn=module.warn, blockdev=module.get_bin_path('blockdev'))

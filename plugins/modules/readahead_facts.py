@@ -55,6 +55,19 @@ options:
         O(devices) is always reported.
     type: bool
     default: false
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
+  - iotune.storage.attributes.facts
+attributes:
+  check_mode:
+    support: full
+    details: Reads only; runs the same way in check mode.
+  diff_mode:
+    support: none
+    details: Reports no diff; it changes nothing.
+  facts:
+    support: full
 notes:
   - Supports check mode. The module only reads files.
   - The C(md.uuid) value is in mdadm's colon form, as shown by C(mdadm --detail) and in the udev

@@ -12,7 +12,7 @@ DOCUMENTATION = r"""
 ---
 module: storage_preflight
 short_description: Check every planned array against the host before anything changes
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Read-only. Resolves every member device of every planned array once, then checks what only the
     host can tell, for all arrays together, and fails listing every problem before the first change.
@@ -78,17 +78,16 @@ options:
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists; reads sysfs, C(/proc/self/mountinfo),
     C(/proc/swaps) and the fstab file; writes nothing.
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Reads only; runs the same way in check mode.
     support: full
+    details: Reads only; runs the same way in check mode.
   diff_mode:
-    description: Reports no diff; it changes nothing.
     support: none
-  platform:
-    description: Linux with sysfs.
-    support: full
-    platforms: posix
+    details: Reports no diff; it changes nothing.
 seealso:
   - module: iotune.storage.mdadm_array
   - module: iotune.storage.xfs_filesystem
@@ -142,6 +141,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
 
 class PreflightError(Exception):
@@ -347,9 +347,9 @@ def main():
         ),
         supports_check_mode=True,
     )
-    view = ds.SystemView(run_command=module.run_command,
-                         blkid=module.get_bin_path('blkid', required=True),
-                         wipefs=module.get_bin_path('wipefs') or 'wipefs')
+    view = BlockHost(run_command=module.run_command,
+                     blkid=module.get_bin_path('blkid', required=True),
+                     wipefs=module.get_bin_path('wipefs') or 'wipefs')
     try:
         arrays = Preflight(module.params, view).run()
     except (PreflightError, ds.DeviceError) as failure:

@@ -28,15 +28,16 @@ description:
   - Refuses to run in a container, where systemd-udevd does not run.
 author:
   - iotune.storage contributors (@iotune)
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
     details:
       - Reports the rules diff and the devices that would be triggered. Selectors that match no device yet
         (for example an md array that the same play would create) produce a warning instead of an error.
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
 options:
   devices:

@@ -10,6 +10,8 @@ import pytest
 
 from ansible.module_utils.common import warnings as ansible_warnings
 
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import FakeHost, build_standard_host
+
 try:
     from ansible.module_utils import _internal as ansible_internal
 except ImportError:  # ansible-core < 2.19
@@ -33,3 +35,15 @@ def module_side_of_ansible(request, monkeypatch):
         if collection is not None:
             collection.clear()
     yield
+
+
+@pytest.fixture
+def fake_host(tmp_path):
+    """An empty fake host below ``tmp_path/host`` (see tests/unit/plugins/fixtures/host.py)."""
+    return FakeHost(tmp_path / 'host')
+
+
+@pytest.fixture
+def standard_host(tmp_path):
+    """The reference host of the sysfs/readahead/udev tests (build_standard_host)."""
+    return build_standard_host(tmp_path / 'host')

@@ -11,19 +11,18 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
-from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import FakeHost
 
 
 @pytest.fixture
-def host(tmp_path):
-    h = FakeHost(tmp_path)
+def host(fake_host):
+    h = fake_host
     h.disk('vdb', '254:16', by_id='virtio-volA')
     h.disk('vdc', '254:32', by_id='virtio-volB')
     return h
 
 
 def view(host):
-    return ds.SystemView(run_command=host.run, root=host.root)
+    return host.view()
 
 
 def test_resolve_by_id_and_kernel_name(host):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
-from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import fixture
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 
 UUID = '223bf324:4839b32a:611abc08:26fcd6e8'
 

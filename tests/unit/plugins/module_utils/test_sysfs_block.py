@@ -5,22 +5,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import sysfs_block as sb
 
-_FAKE = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'sysfs', 'fake_host.py')
-_spec = importlib.util.spec_from_file_location('iotune_fake_host', _FAKE)
-fake_host = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_host)
-
 
 @pytest.fixture
-def host(tmp_path):
-    return fake_host.build_standard_host(tmp_path)
+def host(standard_host):
+    return standard_host
 
 
 @pytest.fixture

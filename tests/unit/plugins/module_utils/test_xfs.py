@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import xfs
-from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import fixture
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 
 
 def test_parse_xfs_info_loop_su64k_sw4():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 
 import pytest
 
@@ -26,39 +27,23 @@ def stat_line(read_ios, read_merges, read_sectors):
     return '%d %d %d 7 3 0 24 1 0 9 8 0 0 0 0 0 0\n' % (read_ios, read_merges, read_sectors)
 
 
-class FakeHost(object):
-    """Fake sysfs/procfs: md9 (7:9) with members vdb, vdc, mounted on ``mnt``."""
+class FioHost(object):
+    """The shared fake host (``fake_host``) with md9 (9:9) of members vdb, vdc mounted on ``mnt``, and a fake fio."""
 
-    def __init__(self, tmp_path, read_ahead_kb=4096):
-        self.root = tmp_path
-        self.sys = tmp_path / 'sys'
-        self.proc = tmp_path / 'proc'
-        self.mnt = tmp_path / 'mnt'
+    def __init__(self, host, read_ahead_kb=4096):
+        self.host = host
+        self.root = pathlib.Path(host.root)
+        self.sys = pathlib.Path(host.sys)
+        self.proc = pathlib.Path(host.proc)
+        self.mnt = self.root / 'mnt'
         self.dir = self.mnt / 'data'
         self.dir.mkdir(parents=True)
-        dev = self.sys / 'devices' / 'virtual' / 'block' / 'md9'
-        (dev / 'queue').mkdir(parents=True)
-        (dev / 'slaves').mkdir()
-        (dev / 'queue' / 'read_ahead_kb').write_text('%d\n' % read_ahead_kb)
-        (dev / 'stat').write_text(stat_line(100, 0, 800))
-        for m in ('vdb', 'vdc'):
-            mdev = self.sys / 'devices' / 'pci' / m
-            mdev.mkdir(parents=True)
-            (mdev / 'stat').write_text(stat_line(50, 0, 400))
-            (dev / 'slaves' / m).symlink_to(mdev)
-        (self.sys / 'class' / 'block').mkdir(parents=True)
-        (self.sys / 'dev' / 'block').mkdir(parents=True)
-        (self.sys / 'class' / 'block' / 'md9').symlink_to(dev)
-        for m in ('vdb', 'vdc'):
-            (self.sys / 'class' / 'block' / m).symlink_to(self.sys / 'devices' / 'pci' / m)
-        (self.sys / 'dev' / 'block' / '9:9').symlink_to(dev)
-        (self.proc / 'self').mkdir(parents=True)
-        (self.proc / 'sys' / 'vm').mkdir(parents=True)
-        (self.proc / 'sys' / 'vm' / 'drop_caches').write_text('')
-        (self.proc / 'self' / 'mountinfo').write_text(
-            '22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n'
-            '40 22 9:9 / %s rw,noatime shared:7 - xfs /dev/md9 rw,sunit=512,swidth=1024\n'
-            % os.path.realpath(str(self.mnt)))
+        for idx, m in enumerate(('vdb', 'vdc')):
+            host.add_disk(m, '254:%d' % (16 * (idx + 1)), stat=stat_line(50, 0, 400).strip())
+        host.add_disk('md9', '9:9', queue={'read_ahead_kb': '%d' % read_ahead_kb}, slaves=('vdb', 'vdc'),
+                      stat=stat_line(100, 0, 800).strip())
+        host.write('proc/sys/vm/drop_caches', '')
+        host.mount('9:9', os.path.realpath(str(self.mnt)), 'xfs', '/dev/md9')
         self.calls = []
         self.drops = 0
         self.ra_seen = []
@@ -66,14 +51,14 @@ class FakeHost(object):
         self.device_sectors = 2 * 8 * MIB // 512     # device reads per run: 2x the 8 MiB fio reads
 
     def ra(self):
-        return int((self.sys / 'class' / 'block' / 'md9' / 'queue' / 'read_ahead_kb').read_text())
+        return int(self.host.read('sys/class/block/md9/queue/read_ahead_kb'))
 
     def bump(self, name, ios, sectors):
-        path = self.sys / 'class' / 'block' / name / 'stat'
-        v = [int(x) for x in path.read_text().split()]
+        rel = 'sys/class/block/%s/stat' % name
+        v = [int(x) for x in self.host.read(rel).split()]
         v[0] += ios
         v[2] += sectors
-        path.write_text(' '.join(str(x) for x in v) + '\n')
+        self.host.write(rel, ' '.join(str(x) for x in v) + '\n')
 
     def run_command(self, argv, **kwargs):
         self.calls.append(list(argv))
@@ -96,8 +81,8 @@ class FakeHost(object):
 
 
 @pytest.fixture
-def host(tmp_path, monkeypatch):
-    h = FakeHost(tmp_path)
+def host(fake_host, monkeypatch):
+    h = FioHost(fake_host)
     monkeypatch.setattr(fio, 'SYS_ROOT', str(h.sys))
     monkeypatch.setattr(fio, 'PROC_ROOT', str(h.proc))
     real_mount_point_of = fio.mount_point_of
@@ -302,16 +287,10 @@ def test_size_auto_uses_free_space(host, capsys):
     assert '--size=%d' % r['size_bytes'] in r['cmd']
 
 
-def test_partition_read_ahead_goes_to_parent(tmp_path):
-    sys_root = tmp_path / 'sys'
-    disk = sys_root / 'devices' / 'pci' / 'sda'
-    (disk / 'queue').mkdir(parents=True)
-    (disk / 'queue' / 'read_ahead_kb').write_text('128\n')
-    (disk / 'sda1').mkdir()
-    (sys_root / 'class' / 'block').mkdir(parents=True)
-    (sys_root / 'class' / 'block' / 'sda').symlink_to(disk)
-    (sys_root / 'class' / 'block' / 'sda1').symlink_to(disk / 'sda1')
-    m = fio.Measurer(None, str(sys_root), str(tmp_path))
+def test_partition_read_ahead_goes_to_parent(fake_host):
+    fake_host.add_disk('sda', '8:0')
+    fake_host.add_partition('sda', 'sda1', '8:1', 1)
+    m = fio.Measurer(None, fake_host.sys, fake_host.proc)
     assert m.readahead_device('sda1') == 'sda'
     assert m.readahead_device('sda') == 'sda'
     assert m.members('sda') == []

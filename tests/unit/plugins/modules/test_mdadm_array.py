@@ -11,9 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.modules import mdadm_array as mod
-from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import FakeHost, fixture
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 
 MDADM = '/sbin/mdadm'
 UUID = '223bf324:4839b32a:611abc08:26fcd6e8'
@@ -25,8 +24,8 @@ WIPE_VDC = ['wipefs', '--all', '--backup', '/dev/vdc']
 
 
 @pytest.fixture
-def host(tmp_path):
-    h = FakeHost(tmp_path / 'root')
+def host(fake_host):
+    h = fake_host
     for i, (kname, mm) in enumerate(DISKS):
         h.disk(kname, mm, by_id='virtio-vol%d' % i)
     return h
@@ -41,7 +40,7 @@ def params(**kw):
 
 def array(host, check_mode=False, mdadm=MDADM, **kw):
     warnings = []
-    view = ds.SystemView(run_command=host.run, root=host.root)
+    view = host.view()
     obj = mod.MdadmArray(params(**kw), view, host.run, mdadm, udevadm='/bin/udevadm', check_mode=check_mode,
                          sleep=lambda s: None, warn=warnings.append)
     obj.backup_root = os.path.join(os.path.dirname(host.root), 'backups')   # never the real /var/backups
@@ -377,7 +376,6 @@ def inactive_md127(host, present=('vdb', 'vdc', 'vdd')):
     members_carry_superblock(host)
     host.disk('md127', '9:127', size_bytes=0)
     host.write('sys/class/block/md127/md/array_state', 'inactive\n')
-    os.makedirs(os.path.join(host.root, 'sys/class/block/md127/slaves'))
     for kname in present:
         os.symlink('../../md127', os.path.join(host.root, 'sys/class/block/%s/holders/md127' % kname))
         os.symlink('../../%s' % kname, os.path.join(host.root, 'sys/class/block/md127/slaves/%s' % kname))

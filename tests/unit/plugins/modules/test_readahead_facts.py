@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
 
@@ -16,16 +15,11 @@ from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.module_utils import sysfs_block
 from ansible_collections.iotune.storage.plugins.modules import readahead_facts
 
-_FAKE = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'sysfs', 'fake_host.py')
-_spec = importlib.util.spec_from_file_location('iotune_fake_host_mod', _FAKE)
-fake_host = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_host)
-
 
 @pytest.fixture
-def host(tmp_path, monkeypatch):
+def host(standard_host, monkeypatch):
     """Point the module at a fake host (roots are internals, not module options)."""
-    fake = fake_host.build_standard_host(tmp_path)
+    fake = standard_host
     monkeypatch.setattr(readahead_facts, 'collect_block_devices',
                         functools.partial(sysfs_block.collect_block_devices, page_size=4096,
                                           **fake.roots))

@@ -10,14 +10,12 @@ import os
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError, parse_fstab
-from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import FakeHost
 
 
 @pytest.fixture
-def host(tmp_path):
-    h = FakeHost(tmp_path)
+def host(fake_host):
+    h = fake_host
     for i, kname in enumerate(['vdb', 'vdc', 'vdd', 'vde']):
         h.disk(kname, '254:%d' % (16 * (i + 1)), by_id='virtio-vol%s' % 'ABCD'[i])
     h.write('etc/fstab', 'LABEL=rootfs / ext4 errors=remount-ro 0 1\n')
@@ -33,7 +31,7 @@ def array(name='data', devices=('/dev/disk/by-id/virtio-volA', '/dev/disk/by-id/
 
 
 def run(host, *arrays):
-    view = ds.SystemView(run_command=host.run, root=host.root)
+    view = host.view()
     return Preflight({'arrays': list(arrays), 'fstab': '/etc/fstab'}, view).run()
 
 

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 
@@ -15,16 +14,11 @@ from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.modules import udev_block_tuning as mod
 
-_FAKE = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'sysfs', 'fake_host.py')
-_spec = importlib.util.spec_from_file_location('iotune_fake_host_tuning', _FAKE)
-fake_host = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_host)
-
 BY_CLASS = {'nvme': 'none', 'virtual': 'none', 'ssd': 'mq-deadline', 'hdd': 'mq-deadline'}
 
 
-def build(tmp_path):
-    host = fake_host.build_standard_host(tmp_path)
+def build(host):
+    """The standard host plus two virtio-blk disks."""
     # two virtio-blk disks of a lab VM: serial only in sysfs, no ID_SERIAL_SHORT
     for idx, name in ((0, 'vdb'), (1, 'vdc')):
         host.add_disk(name, '254:%d' % (16 * (idx + 1)),
@@ -36,8 +30,8 @@ def build(tmp_path):
 
 
 @pytest.fixture
-def host(tmp_path, monkeypatch):
-    h = build(tmp_path)
+def host(standard_host, tmp_path, monkeypatch):
+    h = build(standard_host)
     monkeypatch.setattr(mod, 'SYS_ROOT', h.sys)
     monkeypatch.setattr(mod, 'DEV_ROOT', h.dev)
     monkeypatch.setattr(mod, 'UDEV_ROOT', h.udev)

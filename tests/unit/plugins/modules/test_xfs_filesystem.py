@@ -7,17 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.modules import xfs_filesystem as mod
-from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.mdadm.fakehost import FakeHost, fixture
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 
 BINS = {'mkfs.xfs': '/sbin/mkfs.xfs', 'xfs_info': '/sbin/xfs_info', 'udevadm': None}
 MKFS = ['/sbin/mkfs.xfs', '-L', 'data', '-d', 'su=256k,sw=4', '/dev/md127']
 
 
 @pytest.fixture
-def host(tmp_path):
-    h = FakeHost(tmp_path)
+def host(fake_host):
+    h = fake_host
     h.disk('md127', '9:127', size_bytes=4 << 30)
     h.md_link('data', 'md127')
     h.md_sysfs('md127', 'raid0', 262144, 4)
@@ -28,7 +27,7 @@ def fs(host, check_mode=False, bins=None, **params):
     p = {'device': '/dev/md/data', 'label': 'data', 'su_kb': None, 'sw': None}
     p.update(params)
     warnings = []
-    view = ds.SystemView(run_command=host.run, root=host.root)
+    view = host.view()
     obj = mod.XfsFilesystem(p, view, host.run, BINS if bins is None else bins, check_mode=check_mode,
                             warn=warnings.append)
     return obj, warnings
@@ -49,6 +48,22 @@ def test_creates_aligned_from_md_sysfs(host):
     assert res['created'] and res['uuid'] == '0b7e-11'
     assert res['expected'] == {'su_kb': 256, 'sw': 4, 'source': 'md'}
     assert res['geometry']['sunit_blocks'] == 64 and res['geometry']['swidth_blocks'] == 256
+
+
+def test_blkid_probes_once_before_and_once_after_mkfs(host):
+    host.on(MKFS, after_mkfs(host))
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    fs(host)[0].apply()
+    blkid = ['blkid', '-p', '-o', 'export', '/dev/md127']
+    assert host.ran(['blkid']) == [blkid, blkid]
+    assert host.calls.index(MKFS) == host.calls.index(blkid) + 2      # the signature check, wipefs, mkfs
+
+
+def test_existing_xfs_is_probed_once(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=0b7e-11\nTYPE=xfs\nLABEL=data\n')
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    fs(host)[0].apply()
+    assert len(host.ran(['blkid'])) == 1
 
 
 def test_created_but_misaligned_fails(host):
@@ -98,8 +113,8 @@ def test_explicit_stripe_wins(host):
     assert res['expected']['source'] == 'parameters' and res['created']
 
 
-def test_check_mode_fresh_host(tmp_path):
-    host = FakeHost(tmp_path)
+def test_check_mode_fresh_host(fake_host):
+    host = fake_host
     obj, warnings = fs(host, check_mode=True, bins={'mkfs.xfs': None, 'xfs_info': None, 'udevadm': None})
     res = obj.apply()
     assert res['created'] and res['uuid'] is None
@@ -113,9 +128,9 @@ def test_check_mode_blank_device_changes_nothing(host):
     assert host.ran(['/sbin/mkfs.xfs']) == []
 
 
-def test_missing_device_fails_outside_check_mode(tmp_path):
+def test_missing_device_fails_outside_check_mode(fake_host):
     with pytest.raises(mod.FsError, match='/dev/md/data does not exist'):
-        fs(FakeHost(tmp_path))[0].apply()
+        fs(fake_host)[0].apply()
 
 
 def test_label_too_long(host):
@@ -159,8 +174,8 @@ def test_failed_wipefs_probe_is_refused(host):
     assert host.ran(['/sbin/mkfs.xfs']) == []
 
 
-def test_partition_of_a_disk_in_use(tmp_path):
-    host = FakeHost(tmp_path)
+def test_partition_of_a_disk_in_use(fake_host):
+    host = fake_host
     host.disk('vdk', '254:160', partitions={'vdk1': '254:161', 'vdk2': '254:162'})
     host.mount('254:161', '/mnt/iotune-busy')
     with pytest.raises(mod.FsError, match=r'refusing /dev/vdk2: it is a partition of /dev/vdk, which is in use: mounted on '

@@ -1,0 +1,67 @@
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""tools/lab's command line: arguments, defaults, usage errors."""
+
+import os
+
+import pytest
+
+from iotune_lab import cli, common
+
+
+def test_up_defaults():
+    args = cli.build_parser().parse_args(["up", "--name", "a"])
+    assert (args.name, args.disks, args.disk_size, args.disk_bus) == ("a", 4, "2G", "virtio")
+    assert (args.memory, args.cpus, args.accel, args.timeout) == (1024, 2, None, 300)
+    assert args.func is cli.cmd_up
+
+
+def test_up_options():
+    args = cli.build_parser().parse_args(["up", "--name", "h1a", "--disks", "2", "--disk-size", "1G",
+                                          "--disk-bus", "nvme", "--accel", "tcg"])
+    assert (args.disks, args.disk_size, args.disk_bus, args.accel) == (2, "1G", "nvme", "tcg")
+
+
+@pytest.mark.parametrize("argv", [["up"], ["up", "--name", "a", "--disk-bus", "ide"], ["frobnicate"], []])
+def test_usage_errors_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.build_parser().parse_args(argv)
+    assert e.value.code == 2
+
+
+def test_ssh_keeps_the_remote_command():
+    args = cli.build_parser().parse_args(["ssh", "vm1", "--", "ls", "-l", "/"])
+    assert args.name == "vm1"
+    assert args.command == ["ls", "-l", "/"]
+
+
+def test_mirror_option_sets_the_environment(monkeypatch, lab_dir):
+    for var in ("IOTUNE_LAB_MIRROR", "IOTUNE_LAB_SECURITY_MIRROR"):
+        monkeypatch.setenv(var, "x")        # recorded, so the test's change is undone afterwards
+        monkeypatch.delenv(var)
+    assert cli.main(["--mirror", "http://mirror.invalid/debian", "list"]) == 0
+    assert os.environ["IOTUNE_LAB_MIRROR"] == "http://mirror.invalid/debian"
+    assert "IOTUNE_LAB_SECURITY_MIRROR" not in os.environ
+
+
+@pytest.mark.parametrize("argv", [["up", "--name", "Bad_Name"], ["up", "--name", "a", "--disks", "21"],
+                                  ["up", "--name", "a", "--disk-size", "1X"],
+                                  ["up", "--name", "a", "--memory", "100"]])
+def test_bad_values_exit_2_before_anything_starts(argv, lab_dir, capsys):
+    assert cli.main(argv) == common.EXIT_USAGE
+    assert "lab: error:" in capsys.readouterr().err
+    assert list(lab_dir.iterdir()) == []
+
+
+def test_unknown_vm_exits_3(lab_dir):
+    assert cli.main(["console", "nosuchvm"]) == common.EXIT_NOTFOUND
+
+
+def test_down_of_a_missing_vm_is_a_no_op(lab_dir):
+    assert cli.main(["down", "nosuchvm"]) == 0
+
+
+def test_list_json_empty(lab_dir, capsys):
+    assert cli.main(["list", "--json"]) == 0
+    assert capsys.readouterr().out.strip() == "[]"

@@ -1,0 +1,46 @@
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Data disks: sizes, serials, by-id paths."""
+
+import re
+
+import pytest
+
+from iotune_lab import disks
+from iotune_lab.common import EXIT_USAGE, LabError
+
+
+@pytest.mark.parametrize("text,size", [
+    ("1G", 1 << 30), ("2g", 2 << 30), ("512M", 512 << 20), ("1024K", 1 << 20), ("1T", 1 << 40),
+    ("1073741824", 1 << 30), ("1GiB", 1 << 30), ("1GB", 1 << 30), (" 4G ", 4 << 30),
+])
+def test_parse_size(text, size):
+    assert disks.parse_size(text) == size
+
+
+@pytest.mark.parametrize("text", ["", "G", "1X", "1.5G", "-1G", "512K", "1000000", "1048577"])
+def test_parse_size_rejects(text):
+    with pytest.raises(LabError) as e:
+        disks.parse_size(text)
+    assert e.value.code == EXIT_USAGE
+
+
+@pytest.mark.parametrize("bus,path", [
+    ("virtio", "/dev/disk/by-id/virtio-vol0123456789abcdef0"),
+    ("nvme", "/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_vol0123456789abcdef0"),
+    ("scsi", "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_vol0123456789abcdef0"),
+])
+def test_by_id_path(bus, path):
+    assert disks.by_id_path(bus, "vol0123456789abcdef0") == path
+
+
+def test_new_disks_look_like_ebs_volumes():
+    new = disks.new_disks(3, "virtio", 1 << 30)
+    assert [d["file"] for d in new] == ["disk0.raw", "disk1.raw", "disk2.raw"]
+    serials = [d["serial"] for d in new]
+    assert len(set(serials)) == 3
+    for d in new:
+        assert re.fullmatch(r"vol[0-9a-f]{17}", d["serial"])
+        assert d["by_id"] == "/dev/disk/by-id/virtio-" + d["serial"]
+        assert (d["size_bytes"], d["bus"], d["attached"]) == (1 << 30, "virtio", True)

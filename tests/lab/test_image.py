@@ -1,0 +1,132 @@
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The image recipe: mirrors from the host's apt configuration, and the recipe hash."""
+
+import shutil
+
+import pytest
+
+from iotune_lab import common, image
+from iotune_lab.common import LabError
+
+MAIN = "http://mirror.invalid/debian"
+SEC = "http://mirror.invalid/debian-security"
+
+DEB822 = f"""\
+# a comment
+Types: deb deb-src
+URIs: {MAIN}/
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: {SEC}
+Suites: bookworm-security
+Components: main
+"""
+
+
+def apt_tree(tmp_path, files):
+    root = tmp_path / "apt"
+    (root / "sources.list.d").mkdir(parents=True)
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    return root
+
+
+def test_deb822_sources(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list.d/debian.sources": DEB822})
+    assert image.apt_source_entries(root) == [
+        (MAIN + "/", ["bookworm", "bookworm-updates"]), (SEC, ["bookworm-security"])]
+    assert image.host_mirrors({}, root) == (MAIN, SEC)
+
+
+def test_one_line_sources_with_options_and_comments(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list": (
+        "# deb http://commented.invalid/debian bookworm main\n"
+        "deb-src http://src.invalid/debian bookworm main\n"
+        f"deb [arch=amd64 signed-by=/k.gpg] {MAIN} bookworm main  # trailing\n"
+        f"deb {SEC} bookworm-security main\n")})
+    assert image.host_mirrors({}, root) == (MAIN, SEC)
+
+
+def test_old_security_layout(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list": f"deb {MAIN} bookworm main\ndeb {SEC} bookworm/updates main\n"})
+    assert image.host_mirrors({}, root) == (MAIN, SEC)
+
+
+def test_disabled_and_foreign_entries_are_skipped(tmp_path):
+    root = apt_tree(tmp_path, {
+        "sources.list": "deb cdrom:[Debian]/ bookworm main\ndeb file:/srv/repo bookworm main\n",
+        "sources.list.d/a-off.sources": "Types: deb\nURIs: http://off.invalid/debian\nSuites: bookworm\nEnabled: no\n",
+        "sources.list.d/b-other.sources": "Types: deb\nURIs: http://other.invalid/repo\nSuites: stable\n",
+        "sources.list.d/c.sources": f"Types: deb\nURIs: {MAIN}\nSuites: bookworm\n",
+        "sources.list.d/x.list.disabled": "deb http://ignored.invalid/debian bookworm main\n",
+    })
+    # no security entry: the archive layout's <main>-security
+    assert image.host_mirrors({}, root) == (MAIN, MAIN + "-security")
+
+
+def test_list_files_come_before_sources_files(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list.d/z.list": "deb http://first.invalid/debian bookworm main\n",
+                               "sources.list.d/a.sources": f"Types: deb\nURIs: {MAIN}\nSuites: bookworm\n"})
+    assert image.host_mirrors({}, root)[0] == "http://first.invalid/debian"
+
+
+def test_environment_wins(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list.d/debian.sources": DEB822})
+    env = {"IOTUNE_LAB_MIRROR": "http://env.invalid/debian/", "IOTUNE_LAB_SECURITY_MIRROR": "http://env.invalid/sec"}
+    assert image.host_mirrors(env, root) == ("http://env.invalid/debian", "http://env.invalid/sec")
+    assert image.host_mirrors({"IOTUNE_LAB_MIRROR": "http://env.invalid/debian"}, root) == \
+        ("http://env.invalid/debian", SEC)
+
+
+def test_no_mirror_anywhere_is_an_error_not_a_built_in_host(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list": "deb http://other.invalid/debian trixie main\n"})
+    with pytest.raises(LabError, match="--mirror"):
+        image.host_mirrors({}, root)
+
+
+def test_no_mirror_host_in_the_lab_code():
+    for f in sorted(common.PACKAGE.glob("*.py")):
+        text = f.read_text()
+        assert "debian.org" not in text, f
+        assert "ubuntu.com" not in text, f
+
+
+@pytest.fixture
+def image_files(tmp_path, monkeypatch):
+    copy = tmp_path / "lab_image"
+    shutil.copytree(common.TOOLS / "lab_image", copy)
+    monkeypatch.setattr(common, "IMAGE_FILES", copy)
+    return copy
+
+
+def test_recipe_hash_is_stable_and_short(image_files):
+    h = image.recipe_hash(MAIN, SEC)
+    assert h == image.recipe_hash(MAIN, SEC)
+    assert len(h) == 12 and int(h, 16) >= 0
+
+
+def test_recipe_hash_follows_the_mirrors(image_files):
+    h = image.recipe_hash(MAIN, SEC)
+    assert image.recipe_hash(MAIN + "2", SEC) != h
+    assert image.recipe_hash(MAIN, SEC + "2") != h
+
+
+def test_recipe_hash_follows_image_files_and_their_mode(image_files):
+    h = image.recipe_hash(MAIN, SEC)
+    f = image_files / "rootfs" / "etc" / "hostname"
+    f.write_text(f.read_text() + "x\n")
+    h2 = image.recipe_hash(MAIN, SEC)
+    assert h2 != h
+    f.chmod(0o600)
+    assert image.recipe_hash(MAIN, SEC) != h2
+
+
+def test_recipe_hash_follows_the_recipe(image_files, monkeypatch):
+    h = image.recipe_hash(MAIN, SEC)
+    monkeypatch.setattr(image, "BASE_PACKAGES", image.BASE_PACKAGES + ["less"])
+    assert image.recipe_hash(MAIN, SEC) != h

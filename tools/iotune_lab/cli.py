@@ -1,0 +1,391 @@
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""iotune lab: throw-away Debian 12 qemu VMs with several data disks, on one machine.
+
+The collection needs a real kernel (md, udev, XFS) and several disks to prove anything; the lab
+gives that with qemu, a debootstrap-built image and per-VM copy-on-write overlays. No cloud, no
+image registry. See docs/lab.md.
+
+Subcommands: build, podman-image, up, ssh, down, list, detach-disk, console, prune.
+Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 VM not found / not running.
+
+Standard library only; every external tool is run with an argv list (never through a shell).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import secrets
+import shutil
+import sys
+import time
+
+from . import common
+from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
+from .disks import BUSES, fresh_disks, new_disks, parse_size
+from .image import ensure_image, host_mirrors, recipe_hash
+from .qmp import QMP
+from .ssh import lab_key, ssh_argv
+from .vm import (boot_auto, console_tail, free_port, kill_qemu, load_state, qemu_pid, save_state,
+                 start_and_wait, validate_name, vm_dir, write_inventory)
+
+
+def cmd_build(args):
+    d, h, built = ensure_image(force=args.force)
+    if not built:
+        say(f"image {h} is up to date: {d} (use --force to rebuild)")
+    print(d)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# podman-image
+
+def containers_env():
+    env = dict(os.environ)
+    conf = common.LAB_DIR / "containers.conf"
+    if "CONTAINERS_CONF" not in env and conf.is_file():
+        env["CONTAINERS_CONF"] = str(conf)
+    return env
+
+
+def cmd_podman_image(args):
+    need_tools("podman")
+    d, h, _built = ensure_image()
+    env = containers_env()
+    ref = f"localhost/iotune-debian12:{h}"
+    have = run(["podman", "image", "exists", ref], check=False, env=env, quiet=True)
+    if have.returncode == 0 and not args.force:
+        say(f"{ref} exists already")
+    else:
+        with Phase("podman import"):
+            with open(d / "rootfs.tar", "rb") as tar:
+                run(["podman", "import", "--change", 'CMD ["/sbin/init"]', "-", ref],
+                    env=env, stdin=tar, capture=True)
+    run(["podman", "tag", ref, "localhost/iotune-debian12:latest"], env=env, capture=True)
+    say(f"tagged {ref} as localhost/iotune-debian12:latest")
+    if args.check:
+        check_container(ref, env)
+    print(ref)
+    return 0
+
+
+def check_container(ref, env):
+    name = f"iotune-lab-check-{secrets.token_hex(3)}"
+    with Phase("container check (systemd as PID 1)"):
+        run(["podman", "run", "-d", "--name", name, "--privileged", "--systemd=always", ref],
+            env=env, capture=True)
+        try:
+            deadline = time.monotonic() + 60
+            comm = state = ""
+            while time.monotonic() < deadline:
+                comm = run(["podman", "exec", name, "cat", "/proc/1/comm"], check=False,
+                           env=env, capture=True, quiet=True).stdout.strip()
+                state = run(["podman", "exec", name, "systemctl", "is-system-running"],
+                            check=False, env=env, capture=True, quiet=True).stdout.strip()
+                if comm == "systemd" and state in ("running", "degraded"):
+                    break
+                time.sleep(2)
+            failed = run(["podman", "exec", name, "systemctl", "--failed", "--no-legend",
+                          "--plain"], check=False, env=env, capture=True, quiet=True).stdout
+            say(f"container: PID 1 is {comm!r}, system state {state!r}")
+            if failed.strip():
+                say("container: failed units:\n" + failed.rstrip())
+            if comm != "systemd":
+                raise LabError("systemd is not PID 1 in the container")
+        finally:
+            run(["podman", "rm", "-f", "-t", "0", name], check=False, env=env, capture=True,
+                quiet=True)
+
+
+def cmd_up(args):
+    validate_name(args.name)
+    if args.disks < 0 or args.disks > 20:
+        raise LabError("--disks must be between 0 and 20", EXIT_USAGE)
+    size = parse_size(args.disk_size)
+    if args.memory < 256:
+        raise LabError("--memory must be at least 256 (MiB)", EXIT_USAGE)
+    if args.cpus < 1:
+        raise LabError("--cpus must be at least 1", EXIT_USAGE)
+    accel_req = args.accel or os.environ.get("IOTUNE_LAB_ACCEL") or "auto"
+    if accel_req not in ("auto", "kvm", "tcg"):
+        raise LabError(f"accel must be auto, kvm or tcg (got {accel_req!r})", EXIT_USAGE)
+    need_tools("qemu-system-x86_64", "qemu-img", "ssh", "ssh-keygen")
+    img, h, _built = ensure_image()
+    key = lab_key()
+    d = vm_dir(args.name)
+    sock_path = d / "monitor.sock"
+    if len(str(sock_path)) > 100:
+        raise LabError(f"path too long for a unix socket: {sock_path} (set IOTUNE_LAB_DIR)")
+
+    common.LAB_DIR.mkdir(parents=True, exist_ok=True)
+    with FileLock(common.LAB_DIR / ".up.lock"):      # held while a name and a port are reserved
+        if d.exists():
+            state = "running" if qemu_pid(args.name) else "stopped"
+            raise LabError(f"VM {args.name} exists already ({state}); "
+                           f"`tools/lab down {args.name}` first")
+        taken = set()
+        for other in common.LAB_DIR.iterdir():
+            s = load_state(other.name) if (other / "state.json").is_file() else None
+            if s:
+                taken.add(s.get("port"))
+        d.mkdir(parents=True)
+        st = {
+            "name": args.name, "image": h, "port": free_port(taken), "memory": args.memory,
+            "cpus": args.cpus, "accel": None, "pid": None, "started": None,
+            "disks": [],
+        }
+        st["disks"] = new_disks(args.disks, args.disk_bus, size)
+        shutil.copyfile(f"{key}.pub", d / "authorized_keys")
+        fresh_disks(d, st, img)
+        save_state(args.name, st)
+
+    accel = accel_req
+    try:
+        if accel_req == "auto":
+            accel, secs = boot_auto(args, d, img, st)
+        else:
+            say(f"VM {args.name}: accel {accel} (requested); ssh port {st['port']}; "
+                f"{args.disks} x {size} byte {args.disk_bus} disks; image {h}")
+            secs = start_and_wait(args.name, d, img, st, accel, args.timeout)
+    except BaseException as e:
+        kill_qemu(args.name)
+        st["accel"] = st.get("accel") or accel
+        save_state(args.name, st)
+        if not isinstance(e, LabError):
+            raise
+        raise LabError(f"{e}\n--- console.log tail ({d / 'console.log'}) ---\n"
+                       f"{console_tail(args.name)}\n---\nVM left stopped for inspection; "
+                       f"remove it with `tools/lab down {args.name}`")
+    st.update(accel=accel, pid=qemu_pid(args.name), boot_to_ssh_s=round(secs, 1),
+              started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    save_state(args.name, st)
+    write_inventory(args.name, st)
+    say(f"VM {args.name} up: SSH after {secs:.1f} s ({accel}); "
+        f"inventory {d / 'inventory.yml'}; `tools/lab ssh {args.name}`")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# ssh, down, list, console, detach-disk
+
+def require_vm(name, running=True):
+    validate_name(name)
+    st = load_state(name)
+    if st is None:
+        raise LabError(f"no VM named {name} (see `tools/lab list`)", EXIT_NOTFOUND)
+    if running and qemu_pid(name) is None:
+        raise LabError(f"VM {name} is not running (`tools/lab console {name}` shows why; "
+                       f"`tools/lab down {name}` removes it)", EXIT_NOTFOUND)
+    return st
+
+
+def cmd_ssh(args):
+    st = require_vm(args.name)
+    cmd = list(args.command)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    argv = ssh_argv(st["port"], common.LAB_DIR / "id_ed25519") + cmd
+    sys.stdout.flush()
+    os.execvp("ssh", argv)
+
+
+def cmd_down(args):
+    validate_name(args.name)
+    d = vm_dir(args.name)
+    if not d.exists():
+        say(f"VM {args.name} does not exist: nothing to do")
+        return 0
+    with FileLock(common.LAB_DIR / ".up.lock"):
+        if kill_qemu(args.name):
+            say(f"VM {args.name}: qemu stopped")
+        if qemu_pid(args.name) is not None:
+            raise LabError(f"could not stop qemu of VM {args.name}")
+        shutil.rmtree(d)
+    say(f"VM {args.name}: removed {d}")
+    return 0
+
+
+def cmd_list(args):
+    rows = []
+    if common.LAB_DIR.is_dir():
+        for d in sorted(p for p in common.LAB_DIR.iterdir() if (p / "state.json").is_file()):
+            st = load_state(d.name) or {}
+            running = qemu_pid(d.name) is not None
+            disks = st.get("disks", [])
+            att = [x for x in disks if x.get("attached", True)]
+            desc = f"{len(att)}"
+            if disks:
+                desc += f" x {disks[0]['size_bytes'] // (1 << 20)}M {disks[0]['bus']}"
+            if len(att) != len(disks):
+                desc += f" ({len(disks) - len(att)} detached)"
+            rows.append((d.name, "running" if running else "stopped", str(st.get("port", "-")),
+                         str(st.get("accel") or "-"), desc))
+    if args.json:
+        out = [dict(zip(("name", "state", "port", "accel", "disks"), r)) for r in rows]
+        for o in out:
+            o["port"] = int(o["port"]) if o["port"].isdigit() else None
+        print(json.dumps(out, indent=2))
+        return 0
+    if not rows:
+        say("no VMs")
+        return 0
+    header = ("NAME", "STATE", "PORT", "ACCEL", "DISKS")
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(5)]
+    for r in [header] + rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return 0
+
+
+def cmd_console(args):
+    require_vm(args.name, running=False)
+    print(console_tail(args.name, args.lines))
+    return 0
+
+
+def cmd_detach_disk(args):
+    st = require_vm(args.name)
+    disk = next((x for x in st["disks"] if x["serial"] == args.serial), None)
+    if disk is None:
+        raise LabError(f"VM {args.name} has no data disk with serial {args.serial}; disks: "
+                       + ", ".join(x["serial"] for x in st["disks"]), EXIT_USAGE)
+    if not disk.get("attached", True):
+        say(f"disk {args.serial} is detached already")
+        return 0
+    q = QMP(vm_dir(args.name) / "monitor.sock", timeout=10)
+    try:
+        t0 = time.monotonic()
+        q.cmd("device_del", id=args.serial)
+        ev = q.wait_event("DEVICE_DELETED", args.timeout,
+                          match=lambda e: e.get("data", {}).get("device") == args.serial)
+    finally:
+        q.close()
+    if ev is None:
+        raise LabError(f"the guest did not release disk {args.serial} within {args.timeout} s "
+                       "(unplug needs the guest's cooperation: is it still booting?)")
+    disk["attached"] = False
+    save_state(args.name, st)
+    write_inventory(args.name, st)
+    say(f"VM {args.name}: disk {args.serial} unplugged in {time.monotonic() - t0:.1f} s; "
+        "it stays gone across guest reboots")
+    return 0
+
+
+def cmd_prune(args):
+    """Remove cached images other than the current recipe's and those running VMs still use."""
+    mirror, security = host_mirrors()
+    keep = {recipe_hash(mirror, security)}
+    if common.LAB_DIR.is_dir():
+        for d in common.LAB_DIR.iterdir():
+            if (d / "state.json").is_file():
+                keep.add((load_state(d.name) or {}).get("image"))
+    images = common.CACHE / "images"
+    freed = 0
+    with FileLock(images / ".build.lock"):
+        for d in sorted(images.iterdir()) if images.is_dir() else []:
+            if not d.is_dir() or d.name in keep:
+                continue
+            size = sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+            if args.dry_run:
+                say(f"would remove {d} ({size >> 20} MiB)")
+                continue
+            try:
+                safe_rmtree(d)
+            except LabError as e:
+                warn(str(e))
+                continue
+            freed += size
+            say(f"removed {d} ({size >> 20} MiB)")
+    say(f"kept {', '.join(sorted(k for k in keep if k))}; freed {freed >> 20} MiB")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="tools/lab", description=__doc__.split("\n\n", maxsplit=1)[0],
+        epilog=f"VM folders: {common.LAB_DIR} (IOTUNE_LAB_DIR); image cache: {common.CACHE}/images "
+               "(IOTUNE_LAB_CACHE). Details: docs/lab.md")
+    p.add_argument("--mirror", metavar="URL",
+                   help="Debian mirror for the image (default $IOTUNE_LAB_MIRROR, else the host's apt sources)")
+    p.add_argument("--security-mirror", metavar="URL",
+                   help="Debian security mirror (default $IOTUNE_LAB_SECURITY_MIRROR, else the host's apt "
+                        "sources, else MIRROR-security)")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
+
+    b = sub.add_parser("build", help="build (or reuse) the Debian 12 base image")
+    b.add_argument("--force", action="store_true", help="rebuild even if the cached image is current")
+    b.set_defaults(func=cmd_build)
+
+    pi = sub.add_parser("podman-image", help="import the image's rootfs into podman "
+                                             "(localhost/iotune-debian12:HASH and :latest)")
+    pi.add_argument("--force", action="store_true", help="re-import even if the tag exists")
+    pi.add_argument("--check", action="store_true",
+                    help="start a privileged container and check systemd is PID 1, then remove it")
+    pi.set_defaults(func=cmd_podman_image)
+
+    u = sub.add_parser("up", help="boot a VM with N empty data disks and write its inventory")
+    u.add_argument("--name", required=True, help="VM name (also its hostname and inventory host)")
+    u.add_argument("--disks", type=int, default=4, help="number of data disks (default 4)")
+    u.add_argument("--disk-size", default="2G", help="size of each data disk (default 2G)")
+    u.add_argument("--disk-bus", choices=BUSES, default="virtio", help="default virtio")
+    u.add_argument("--memory", type=int, default=1024, help="MiB (default 1024)")
+    u.add_argument("--cpus", type=int, default=2, help="vCPUs (default 2)")
+    u.add_argument("--accel", choices=("auto", "kvm", "tcg"), default=None,
+                   help="default $IOTUNE_LAB_ACCEL or auto (probe KVM once, else TCG)")
+    u.add_argument("--timeout", type=int, default=300, help="seconds to wait for SSH (default 300)")
+    u.set_defaults(func=cmd_up)
+
+    s = sub.add_parser("ssh", help="ssh into a VM as root; `tools/lab ssh NAME -- CMD...`")
+    s.add_argument("name")
+    s.add_argument("command", nargs=argparse.REMAINDER)
+    s.set_defaults(func=cmd_ssh)
+
+    dn = sub.add_parser("down", help="stop a VM and remove its folder and disks")
+    dn.add_argument("name")
+    dn.set_defaults(func=cmd_down)
+
+    ls = sub.add_parser("list", help="list VMs")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=cmd_list)
+
+    dd = sub.add_parser("detach-disk", help="hot-unplug one data disk (QMP device_del)")
+    dd.add_argument("name")
+    dd.add_argument("serial")
+    dd.add_argument("--timeout", type=int, default=60)
+    dd.set_defaults(func=cmd_detach_disk)
+
+    c = sub.add_parser("console", help="print the tail of a VM's serial console log")
+    c.add_argument("name")
+    c.add_argument("-n", "--lines", type=int, default=60)
+    c.set_defaults(func=cmd_console)
+
+    pr = sub.add_parser("prune", help="remove cached images that are neither current nor used "
+                                      "by a VM in the lab folder")
+    pr.add_argument("--dry-run", action="store_true")
+    pr.set_defaults(func=cmd_prune)
+
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    if args.mirror:
+        os.environ["IOTUNE_LAB_MIRROR"] = args.mirror
+    if args.security_mirror:
+        os.environ["IOTUNE_LAB_SECURITY_MIRROR"] = args.security_mirror
+    try:
+        return args.func(args)
+    except LabError as e:
+        print(f"lab: error: {e}", file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("lab: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,326 @@
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The lab image: its recipe and hash, the mirror taken from the host, building and caching it."""
+
+import datetime
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from . import common
+from .common import LabError, FileLock, Phase, mounts_under, need_root, need_tools, run, safe_rmtree, say, warn
+
+# ------------------------------------------------------------------------------------------------
+# The image recipe. These constants, APT_SOURCES, every file under tools/lab_image/ and the mirror
+# URLs go into the image hash: change one and `build` makes a new image; leave them and the cached
+# image is reused. Bump RECIPE_VERSION when you change what build_image() does.
+RECIPE_VERSION = 3
+SUITE = "bookworm"
+# debootstrap stage: a minimal system; nothing storage-specific (no mdadm, xfsprogs, fio, lvm2,
+# gdisk, parted): roles and tests install those, as they would on a cloud image.
+BASE_PACKAGES = [
+    "systemd-sysv", "udev", "dbus", "kmod", "iproute2", "openssh-server", "python3", "sudo",
+    "ca-certificates", "busybox", "initramfs-tools", "zstd", "procps",
+]
+# chroot stage, after the initramfs configuration is in place (so the first initrd is small).
+KERNEL_PACKAGES = ["linux-image-amd64"]
+ROOTFS_SIZE = "4G"
+KERNEL_CMDLINE = "root=LABEL=rootfs ro console=ttyS0 net.ifnames=1"
+# Boot-time only (not part of the image hash). Under TCG, a guest *reboot* is slow to zero memory:
+# the pages still hold code qemu translated in the previous boot, so every write takes qemu's slow
+# path. With THP "always" and init_on_alloc=1 (Debian defaults) the kernel zeroes whole 2 MiB pages
+# on fault and udev workers in the initramfs hit soft lockups of 20+ s; smaller zeroing avoids it.
+VM_CMDLINE_EXTRA = "transparent_hugepage=madvise init_on_alloc=0"
+SERVICES_ENABLE = ["systemd-networkd.service", "iotune-lab-seed.service", "ssh.service"]
+# Periodic apt jobs would grab the dpkg lock in the middle of a test run.
+UNITS_MASK = ["apt-daily.timer", "apt-daily-upgrade.timer", "apt-daily.service",
+              "apt-daily-upgrade.service", "systemd-networkd-wait-online.service",
+              # nothing to scrub on a throw-away VM; it only costs boot time under emulation
+              "e2scrub_reap.service", "e2scrub_all.timer"]
+
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
+
+# ------------------------------------------------------------------------------------------------
+# build
+
+APT_SOURCES = """\
+Types: deb
+URIs: {mirror}
+Suites: {suite} {suite}-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: {security}
+Suites: {suite}-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+"""
+
+
+# ------------------------------------------------------------------------------------------------
+# Mirror and image identity
+
+def apt_source_entries(apt_dir=Path("/etc/apt")):
+    """[(uri, [suites])] of the enabled `deb` entries of an apt configuration, in apt's file order:
+    sources.list, then sources.list.d/*.list and the deb822 sources.list.d/*.sources."""
+    entries = []
+    apt_dir = Path(apt_dir)
+    files = [apt_dir / "sources.list"] + sorted((apt_dir / "sources.list.d").glob("*.list")) + \
+        sorted((apt_dir / "sources.list.d").glob("*.sources"))
+    for f in files:
+        try:
+            text = f.read_text()
+        except OSError:
+            continue
+        if f.suffix == ".sources":
+            entries += _deb822_entries(text)
+        else:
+            for line in text.splitlines():
+                words = re.sub(r"\[[^\]]*\]", "", line.split("#", 1)[0]).split()
+                if len(words) >= 3 and words[0] == "deb":
+                    entries.append((words[1], [words[2]]))
+    return entries
+
+
+def _deb822_entries(text):
+    entries = []
+    for stanza in re.split(r"\n\s*\n", text):
+        fields = {}
+        for line in stanza.splitlines():
+            if line.startswith("#") or ":" not in line or line[:1].isspace():
+                continue
+            k, v = line.split(":", 1)
+            fields[k.strip().lower()] = v.strip()
+        if "deb" not in fields.get("types", "").split():
+            continue
+        if fields.get("enabled", "yes").lower() == "no":
+            continue
+        for uri in fields.get("uris", "").split():
+            entries.append((uri, fields.get("suites", "").split()))
+    return entries
+
+
+def pick_mirrors(entries, suite=SUITE):
+    """(main, security) URIs for suite from apt entries; None where nothing matches. Only http(s)
+    mirrors count (debootstrap runs on the host, the guest reaches them through qemu's NAT)."""
+    found_main = found_sec = None
+    for uri, suites in entries:
+        uri = uri.rstrip("/")
+        if not uri.startswith(("http://", "https://")):
+            continue
+        if found_sec is None and any(s.startswith((suite + "-security", suite + "/updates")) for s in suites):
+            found_sec = uri
+        if found_main is None and suite in suites:
+            found_main = uri
+    return found_main, found_sec
+
+
+def host_mirrors(environ=None, apt_dir=Path("/etc/apt")):
+    """(debian mirror, security mirror): $IOTUNE_LAB_MIRROR / $IOTUNE_LAB_SECURITY_MIRROR (what
+    `tools/lab --mirror/--security-mirror` set), else the host's own apt sources. The lab names no
+    mirror itself: without either it stops and says how to give one."""
+    environ = os.environ if environ is None else environ
+    main = environ.get("IOTUNE_LAB_MIRROR")
+    sec = environ.get("IOTUNE_LAB_SECURITY_MIRROR")
+    found_main, found_sec = pick_mirrors(apt_source_entries(apt_dir)) if not (main and sec) else (None, None)
+    main = main or found_main
+    if not main:
+        raise LabError(f"no Debian mirror for {SUITE} in the host's apt sources ({apt_dir}); "
+                       "give one with `tools/lab --mirror URL ...` or $IOTUNE_LAB_MIRROR")
+    # the Debian archive layout keeps the security suites beside the main archive ("<uri>-security")
+    sec = sec or found_sec or main.rstrip("/") + "-security"
+    return main.rstrip("/"), sec.rstrip("/")
+
+
+def recipe_hash(mirror, security):
+    h = hashlib.sha256()
+    recipe = {
+        "version": RECIPE_VERSION, "suite": SUITE, "base": BASE_PACKAGES, "kernel": KERNEL_PACKAGES,
+        "rootfs_size": ROOTFS_SIZE, "cmdline": KERNEL_CMDLINE, "enable": SERVICES_ENABLE,
+        "mask": UNITS_MASK, "mirror": mirror, "security": security, "apt": APT_SOURCES,
+    }
+    h.update(json.dumps(recipe, sort_keys=True).encode())
+    for f in sorted(common.IMAGE_FILES.rglob("*")):
+        if f.is_file():
+            rel = f.relative_to(common.IMAGE_FILES).as_posix()
+            h.update(rel.encode() + b"\0" + oct(f.stat().st_mode & 0o777).encode() + b"\0")
+            h.update(f.read_bytes())
+    return h.hexdigest()[:12]
+
+
+def image_dir(hash_):
+    return common.CACHE / "images" / hash_
+
+
+def image_ready(d):
+    return all((d / f).is_file() for f in ("base.qcow2", "vmlinuz", "initrd.img", "rootfs.tar",
+                                           "manifest.json"))
+
+
+class ChrootMounts:
+    """proc/sys/dev(pts) mounted in the chroot for package scripts; always unmounted again."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        self.mounted = []
+
+    def __enter__(self):
+        for src, rel, argv in (("proc", "proc", ["-t", "proc"]), ("sysfs", "sys", ["-t", "sysfs"]),
+                               ("/dev", "dev", ["--bind"]), ("/dev/pts", "dev/pts", ["--bind"])):
+            target = self.root / rel
+            target.mkdir(parents=True, exist_ok=True)
+            run(["mount", *argv, src, target], quiet=True)
+            self.mounted.append(target)
+        return self
+
+    def __exit__(self, *exc):
+        for target in reversed(self.mounted):
+            res = run(["umount", target], check=False, quiet=True)
+            if res.returncode != 0:
+                run(["umount", "-l", target], check=False, quiet=True)
+        self.mounted = []
+        return False
+
+
+def chroot(root, *argv, capture=True):
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
+           "LC_ALL": "C.UTF-8", "HOME": "/root"}
+    return run(["chroot", root, *argv], env=env, capture=capture)
+
+
+def build_image(mirror, security, dest):
+    """Build the image into the (temporary) directory dest. Returns the manifest dict."""
+    timings = {}
+    rootfs = dest / "rootfs"
+    t_all = time.monotonic()
+    with Phase("debootstrap", timings):
+        run(["debootstrap", "--variant=minbase", f"--keyring={KEYRING}",
+             "--include=" + ",".join(BASE_PACKAGES), SUITE, rootfs, mirror], capture=True)
+    with Phase("configure", timings):
+        for src in sorted(common.IMAGE_FILES.joinpath("rootfs").rglob("*")):
+            rel = src.relative_to(common.IMAGE_FILES / "rootfs")
+            dst = rootfs / rel
+            if src.is_dir():
+                dst.mkdir(parents=True, exist_ok=True)
+                continue
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if dst.is_symlink() or dst.exists():
+                dst.unlink()
+            shutil.copyfile(src, dst)
+            os.chmod(dst, src.stat().st_mode & 0o777)
+        (rootfs / "etc/apt/sources.list").unlink(missing_ok=True)
+        (rootfs / "etc/apt/sources.list.d/debian.sources").write_text(
+            APT_SOURCES.format(mirror=mirror, security=security, suite=SUITE))
+        (rootfs / "etc/apt/apt.conf.d/90iotune-lab").write_text(
+            'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n')
+        # no daemons may start inside the build chroot
+        prc = rootfs / "usr/sbin/policy-rc.d"
+        prc.write_text("#!/bin/sh\nexit 101\n")
+        prc.chmod(0o755)
+    with ChrootMounts(rootfs):
+        with Phase("kernel+updates", timings):
+            chroot(rootfs, "apt-get", "update", "-q")
+            chroot(rootfs, "apt-get", "-y", "-q", "upgrade")
+            chroot(rootfs, "apt-get", "-y", "-q", "install", *KERNEL_PACKAGES)
+        with Phase("systemd units", timings):
+            chroot(rootfs, "systemctl", "enable", *SERVICES_ENABLE)
+            chroot(rootfs, "systemctl", "mask", *UNITS_MASK)
+            chroot(rootfs, "passwd", "--lock", "root")
+    with Phase("clean", timings):
+        prc.unlink()
+        chroot(rootfs, "apt-get", "clean")
+        for pattern in ("var/lib/apt/lists/*_*", "etc/ssh/ssh_host_*", "var/log/*.log",
+                        "var/cache/debconf/*-old", "tmp/*", "var/tmp/*"):
+            for p in rootfs.glob(pattern):
+                if p.is_dir() and not p.is_symlink():
+                    shutil.rmtree(p)
+                else:
+                    p.unlink()
+        # every VM gets its own machine id at first boot
+        (rootfs / "etc/machine-id").write_text("")
+        (rootfs / "var/lib/dbus/machine-id").unlink(missing_ok=True)
+        # debootstrap copied the host's resolv.conf and hostname; ours come from lab_image
+        for rel in ("etc/resolv.conf", "etc/hostname", "etc/hosts"):
+            shutil.copyfile(common.IMAGE_FILES / "rootfs" / rel, rootfs / rel)
+    with Phase("kernel files", timings):
+        kernels = sorted((rootfs / "boot").glob("vmlinuz-*"))
+        if len(kernels) != 1:
+            raise LabError(f"expected one kernel in the image, found {[k.name for k in kernels]}")
+        kver = kernels[0].name[len("vmlinuz-"):]
+        initrd = rootfs / "boot" / f"initrd.img-{kver}"
+        if not initrd.is_file():
+            raise LabError(f"no initrd for kernel {kver} in the image")
+        shutil.copyfile(kernels[0], dest / "vmlinuz")
+        shutil.copyfile(initrd, dest / "initrd.img")
+    with Phase("rootfs tarball", timings):
+        run(["tar", "--numeric-owner", "--xattrs", "-C", rootfs, "-cf", dest / "rootfs.tar", "."],
+            capture=True)
+    with Phase("root disk", timings):
+        raw = dest / "root.raw"
+        run(["mkfs.ext4", "-q", "-F", "-L", "rootfs", "-d", rootfs, raw, ROOTFS_SIZE], capture=True)
+        run(["qemu-img", "convert", "-O", "qcow2", raw, dest / "base.qcow2"], capture=True)
+        raw.unlink()
+    packages = chroot(rootfs, "dpkg-query", "-W", "-f", "${Package} ${Version}\n").stdout
+    (dest / "packages.txt").write_text(packages)
+    safe_rmtree(rootfs)
+    timings["total"] = round(time.monotonic() - t_all, 1)
+    return {"kernel": kver, "timings_s": timings, "packages": len(packages.splitlines())}
+
+
+def ensure_image(force=False):
+    """Return the directory of a ready image, building it if missing (or forced)."""
+    mirror, security = host_mirrors()
+    h = recipe_hash(mirror, security)
+    d = image_dir(h)
+    if image_ready(d) and not force:
+        return d, h, False
+    need_root("building the lab image")
+    need_tools("debootstrap", "chroot", "mkfs.ext4", "qemu-img", "tar")
+    images = common.CACHE / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    with FileLock(images / ".build.lock"):
+        if image_ready(d) and not force:   # somebody else built it while we waited
+            return d, h, False
+        say(f"building image {h} (Debian {SUITE}, mirror {mirror}, security {security})")
+        tmp = Path(tempfile.mkdtemp(prefix=f".build-{h}-", dir=images))
+        try:
+            info = build_image(mirror, security, tmp)
+            manifest = {"hash": h, "suite": SUITE, "mirror": mirror, "security": security,
+                        "built": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                            timespec="seconds"),
+                        "cmdline": KERNEL_CMDLINE, **info}
+            (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+            old = None
+            if d.exists():
+                old = d.with_name(f".old-{h}-{os.getpid()}")
+                os.rename(d, old)
+            os.rename(tmp, d)                # atomic: the image appears complete or not at all
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            # never leave a half image (or mounts) behind
+            rootfs = tmp / "rootfs"
+            for target in sorted(mounts_under(rootfs), reverse=True):
+                run(["umount", "-l", target], check=False, quiet=True)
+            if mounts_under(tmp):
+                warn(f"left {tmp} in place: something is still mounted below it")
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        say(f"image {h} ready in {d} (total {info['timings_s']['total']} s)")
+        return d, h, True
+
+
+def cmd_build(args):
+    d, h, built = ensure_image(force=args.force)
+    if not built:
+        say(f"image {h} is up to date: {d} (use --force to rebuild)")
+    print(d)
+    return 0

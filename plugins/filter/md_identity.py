@@ -38,11 +38,21 @@ _value:
   description: The identity.
   type: dict
   contains:
-    name: {description: Name without the C(homehost:) prefix., type: str}
-    device: {description: C(/dev/md/NAME)., type: str}
-    name_regexp: {description: Unanchored regular expression of the superblock name in both forms., type: str}
-    udev_name_glob: {description: udev glob of C(ENV{MD_NAME}) in both forms (C(data|*:data))., type: str}
-    uuid: {description: O(uuid) in mdadm's colon form, or null., type: str}
+    name:
+      description: Name without the C(homehost:) prefix.
+      type: str
+    device:
+      description: C(/dev/md/NAME).
+      type: str
+    name_regexp:
+      description: Unanchored regular expression of the superblock name in both forms.
+      type: str
+    udev_name_glob:
+      description: udev glob of C(ENV{MD_NAME}) in both forms (C(data|*:data)).
+      type: str
+    uuid:
+      description: O(uuid) in mdadm's colon form, or null.
+      type: str
 """
 
 from ansible.errors import AnsibleFilterError

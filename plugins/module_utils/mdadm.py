@@ -16,61 +16,21 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.device_safety import parse_export
+# md identity lives in md_identity.py (no dependencies, so the sysfs readers use it too); re-exported here
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import (  # noqa: F401 pylint: disable=unused-import
+    identity,
+    md_uuid_colon,
+    name_matches,
+    name_regexp,
+    short_name,
+    udev_name_glob,
+)
 from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
 
 __metaclass__ = type
 
 NAME_RE = re.compile(r'^[A-Za-z0-9_.-]{1,32}$')
 LEVEL_NAMES = {0: 'raid0', 1: 'raid1', 4: 'raid4', 5: 'raid5', 6: 'raid6', 10: 'raid10'}
-
-
-# --- md identity: the one home of the name and UUID forms (also the md_identity filter) ---------------
-def short_name(md_name):
-    """Superblock name without the 'homehost:' prefix ('web1:data' -> 'data')."""
-    if md_name is None:
-        return None
-    return md_name.split(':', 1)[1] if ':' in md_name else md_name
-
-
-def name_matches(md_name, wanted):
-    """True when a superblock/udev name (``data`` or ``host:data``) names the array ``wanted``."""
-    return bool(md_name) and (md_name == wanted or short_name(md_name) == wanted)
-
-
-def name_regexp(name):
-    """Regular expression (unanchored) for a superblock name of array ``name`` with or without ``host:``."""
-    return r'(?:[^\s:]*:)?' + re.escape(name)
-
-
-def udev_name_glob(name):
-    """udev glob for ENV{MD_NAME} of array ``name`` in both forms ('data|*:data')."""
-    return '%s|*:%s' % (name, name)
-
-
-def md_uuid_colon(uuid):
-    """An md UUID in mdadm's colon form (4 groups of 8); blkid and the kernel print 8-4-4-4-12.
-
-    Separators (``-``, ``:``, ``.``) are dropped; anything that is not then 32 hex digits is returned
-    unchanged (None stays None).
-    """
-    if not uuid:
-        return None
-    flat = re.sub(r'[-:.\s]', '', uuid).lower()
-    if len(flat) != 32 or any(c not in '0123456789abcdef' for c in flat):
-        return uuid
-    return ':'.join(flat[i:i + 8] for i in range(0, 32, 8))
-
-
-def identity(name, uuid=None):
-    """Every form of one array's identity: short name, device, name regexp, udev glob, colon UUID."""
-    short = short_name(name)
-    return {
-        'name': short,
-        'device': md_device(short),
-        'name_regexp': name_regexp(short),
-        'udev_name_glob': udev_name_glob(short),
-        'uuid': md_uuid_colon(uuid),
-    }
 
 
 def stale_conf_line_regexp(name, uuid=None, wanted_line=None):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import fnmatch
 import os
 
+from ansible_collections.iotune.storage.plugins.module_utils import ebs
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon
 
 # Field names of /sys/class/block/<dev>/stat, in order
@@ -565,12 +566,9 @@ class BlockInventory(object):
         }
 
     def _cloud(self, name, dtype, sysdir, model, vendor, serial):
-        if model == 'Amazon Elastic Block Store':
-            vol = None
-            if serial and serial.startswith('vol'):
-                vol = serial if serial[3:4] == '-' else 'vol-' + serial[3:]
-            return {'provider': 'aws', 'ebs_volume_id': vol, 'instance_store': False}
-        if model == 'Amazon EC2 NVMe Instance Storage':
+        if model == ebs.EBS_MODEL:
+            return {'provider': 'aws', 'ebs_volume_id': ebs.volume_id_for_serial(serial), 'instance_store': False}
+        if model == ebs.INSTANCE_STORE_MODEL:
             return {'provider': 'aws', 'ebs_volume_id': None, 'instance_store': True}
         if vendor == 'Msft' and model == 'Virtual Disk':
             address = None

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.module_utils import md_identity

@@ -159,7 +159,7 @@ ship-checks: tarball-check galaxy-import ee-check version-check changelog-previe
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo
-.PHONY: demo lab-image perf benchmark clean
+.PHONY: demo lab-image perf benchmark benchmark-converge clean
 lab-image: setup ## build (or reuse) the lab's Debian 12 base image
 	$(TOP)/tools/lab build
 
@@ -171,6 +171,9 @@ perf: setup ## benchmarks (not tests): facts module speed
 
 benchmark: setup ## lab benchmark (tuned vs untuned, array vs members) -> docs/benchmarks.md
 	$(TOP)/tools/benchmark
+
+benchmark-converge: setup ## first converge + re-run time and ssh executions, before (BENCH_BASE) vs after -> docs/benchmarks.md
+	$(TOP)/tools/bench_converge $(if $(BENCH_BASE),--base $(BENCH_BASE)) $(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))
 
 clean: ## remove build output (keeps .venv and the lab cache)
 	rm -rf $(BUILD) tests/output

@@ -6,9 +6,9 @@
 
 from __future__ import annotations
 
-import re
-
 from ansible.errors import AnsibleFilterError
+
+from ansible_collections.iotune.storage.plugins.module_utils import md_identity
 
 
 def _text(value):
@@ -17,10 +17,9 @@ def _text(value):
 
 def _array_lines(array, facts, plan_profile, check_mode):
     name = array.get('name')
-    pattern = re.compile('^(.*:)?' + re.escape(str(name)) + '$')
     found = [dev for dev in facts.values()
              if isinstance(dev, dict) and dev.get('md') and isinstance((dev['md'] or {}).get('name'), str)
-             and pattern.match(dev['md']['name'])]
+             and md_identity.name_matches(dev['md']['name'], str(name))]
     if not found:
         return ['%s: array not present%s' % (name, ' (check mode)' if check_mode else '')]
     dev = found[0]

@@ -16,6 +16,12 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils import ebs
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import (
+    md_uuid_colon,
+    name_matches,
+    short_name,
+    udev_name_glob,
+)
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
     parse_scheduler,
     parse_udev_db,
@@ -147,12 +153,12 @@ def read_live(host, name):
 
 
 def normalize_md_uuid(value):
-    hexdigits = re.sub(r'[^0-9a-fA-F]', '', value or '')
-    if len(hexdigits) != 32 or re.search(r'[^0-9a-fA-F:\-.]', value):
+    """A user's md_uuid in mdadm's colon form (md_identity.md_uuid_colon); anything else is an error."""
+    uuid = md_uuid_colon(value) if not re.search(r'[^0-9a-fA-F:\-.]', value or '') else None
+    if not uuid or not re.match(r'^[0-9a-f]{8}(:[0-9a-f]{8}){3}$', uuid):
         raise TuningError("md_uuid %r is not an md array UUID (32 hex digits, e.g. "
                           "a0021927:0e4f10bf:2c47dc72:ca0b352e)" % value)
-    hexdigits = hexdigits.lower()
-    return ':'.join(hexdigits[i:i + 8] for i in range(0, 32, 8))
+    return uuid
 
 
 def normalize_ebs_volume_id(value):
@@ -251,9 +257,7 @@ def normalize_entry(entry, page_kb=4):
 
 def md_name_matches(md_name_prop, wanted):
     """MD_NAME is 'homehost:name' for v1 metadata created with a homehost, or 'name'."""
-    if not md_name_prop:
-        return False
-    return md_name_prop == wanted or md_name_prop.split(':', 1)[-1] == wanted
+    return name_matches(md_name_prop, wanted)
 
 
 def resolve(entry, devices):
@@ -297,8 +301,7 @@ def match_keys(entry, dev):
     if key == 'md_uuid':
         return [['KERNEL=="md*"', 'ENV{MD_UUID}=="%s"' % normalize_md_uuid(value)]]
     if key == 'md_name':
-        name = value.split(':', 1)[-1]
-        return [['KERNEL=="md*"', 'ENV{MD_NAME}=="%s|*:%s"' % (name, name)]]
+        return [['KERNEL=="md*"', 'ENV{MD_NAME}=="%s"' % udev_name_glob(short_name(value))]]
     if key == 'ebs_volume_id':
         return [['KERNEL=="nvme*"', 'ENV{ID_SERIAL_SHORT}=="%s"' % normalize_ebs_volume_id(value)]]
     if key == 'serial':

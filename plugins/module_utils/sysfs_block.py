@@ -16,6 +16,7 @@ import fnmatch
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils import ebs
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon
 
 # Field names of /sys/class/block/<dev>/stat, in order
 # (Documentation/block/stat.rst). Older kernels have 11 (< 4.18) or
@@ -296,14 +297,9 @@ def normalize_md_uuid(value):
     """Return an md UUID in mdadm's colon form (``xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx``).
 
     Accepts the kernel's ``md/uuid`` form (8-4-4-4-12 with dashes) and mdadm's form.
-    Anything that is not 32 hex digits is returned unchanged.
+    Anything that is not 32 hex digits is returned unchanged (md_identity.md_uuid_colon).
     """
-    if not value:
-        return None
-    hexdigits = value.replace('-', '').replace(':', '').strip().lower()
-    if len(hexdigits) != 32 or any(c not in '0123456789abcdef' for c in hexdigits):
-        return value
-    return ':'.join(hexdigits[i:i + 8] for i in range(0, 32, 8))
+    return md_uuid_colon(value.strip() if value else value)
 
 
 def kernel_default_read_ahead_kb(optimal_io_size, page_size=4096):

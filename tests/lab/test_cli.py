@@ -13,7 +13,7 @@ from iotune_lab import cli, common
 def test_up_defaults():
     args = cli.build_parser().parse_args(["up", "--name", "a"])
     assert (args.name, args.disks, args.disk_size, args.disk_bus) == ("a", 4, "2G", "virtio")
-    assert (args.memory, args.cpus, args.accel, args.timeout) == (1024, 2, None, 300)
+    assert (args.memory, args.cpus, args.accel, args.timeout, args.boot) == (1024, 2, None, 300, None)
     assert args.func is cli.cmd_up
 
 
@@ -23,7 +23,8 @@ def test_up_options():
     assert (args.disks, args.disk_size, args.disk_bus, args.accel) == (2, "1G", "nvme", "tcg")
 
 
-@pytest.mark.parametrize("argv", [["up"], ["up", "--name", "a", "--disk-bus", "ide"], ["frobnicate"], []])
+@pytest.mark.parametrize("argv", [["up"], ["up", "--name", "a", "--disk-bus", "ide"],
+                                  ["up", "--name", "a", "--boot", "pxe"], ["frobnicate"], []])
 def test_usage_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as e:
         cli.build_parser().parse_args(argv)

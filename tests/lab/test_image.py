@@ -130,3 +130,52 @@ def test_recipe_hash_follows_the_recipe(image_files, monkeypatch):
     h = image.recipe_hash(MAIN, SEC)
     monkeypatch.setattr(image, "BASE_PACKAGES", image.BASE_PACKAGES + ["less"])
     assert image.recipe_hash(MAIN, SEC) != h
+
+
+UUID = "0b5ad0d3-0000-4000-8000-000000000001"
+
+
+def test_grub_cfg_boots_the_guests_own_files_by_uuid_on_the_serial_console():
+    cfg = image.grub_cfg(UUID)
+    lines = [ln for ln in cfg.splitlines() if ln and not ln.startswith("#")]
+    assert lines[0] == "set timeout=0"
+    assert f"--fs-uuid --set=root {UUID}" in lines[1]
+    assert lines[2].startswith("linux /vmlinuz root=UUID=" + UUID + " ro ")
+    assert "console=ttyS0" in lines[2].split()
+    assert lines[3:] == ["initrd /initrd.img", "boot"]
+    assert image.grub_early_cfg(UUID).splitlines() == [
+        f"search --no-floppy --fs-uuid --set=root {UUID}", "set prefix=($root)/boot/grub"]
+
+
+def test_mbr_sector():
+    code = bytes(range(256)) * 2
+    mbr = image.mbr_sector(code, 2048, 8388608)
+    assert len(mbr) == 512
+    assert mbr[:440] == code[:440]
+    assert mbr[440:446] == bytes(6)                       # disk signature, untouched
+    entry = mbr[446:462]
+    assert entry[0] == 0x80 and entry[4] == 0x83           # active, Linux
+    assert int.from_bytes(entry[8:12], "little") == 2048
+    assert int.from_bytes(entry[12:16], "little") == 8388608
+    assert mbr[462:510] == bytes(48)                       # one partition only
+    assert mbr[510:] == b"\x55\xaa"
+    with pytest.raises(LabError):
+        image.mbr_sector(b"short", 2048, 1)
+
+
+def test_root_disk_layout(tmp_path, monkeypatch):
+    """write_root_disk without mkfs: MBR in sector 0, core.img from sector 1, fs at 1 MiB."""
+    calls = []
+    monkeypatch.setattr(image, "run", lambda argv, **kw: calls.append([str(a) for a in argv]))
+    monkeypatch.setattr(image, "ROOTFS_SIZE", "8M")
+    raw = tmp_path / "root.raw"
+    image.write_root_disk(raw, tmp_path / "rootfs", UUID, b"\xeb" * 512, b"CORE" * 300)
+    data = raw.read_bytes()
+    assert len(data) == (1 << 20) + (8 << 20)
+    assert data[:440] == b"\xeb" * 440 and data[510:512] == b"\x55\xaa"
+    assert data[512:512 + 1200] == b"CORE" * 300
+    argv = calls[0]
+    assert argv[0] == "mkfs.ext4" and argv[-1] == "8192k"
+    assert argv[argv.index("-U") + 1] == UUID and argv[argv.index("-E") + 1] == "offset=1048576"
+    with pytest.raises(LabError, match="does not fit"):
+        image.write_root_disk(raw, tmp_path / "rootfs", UUID, b"\xeb" * 512, b"x" * (2047 * 512 + 1))

@@ -112,6 +112,9 @@ def cmd_up(args):
     accel_req = args.accel or os.environ.get("IOTUNE_LAB_ACCEL") or "auto"
     if accel_req not in ("auto", "kvm", "tcg"):
         raise LabError(f"accel must be auto, kvm or tcg (got {accel_req!r})", EXIT_USAGE)
+    boot = args.boot or os.environ.get("IOTUNE_LAB_BOOT") or "disk"
+    if boot not in ("disk", "kernel"):
+        raise LabError(f"boot must be disk or kernel (got {boot!r})", EXIT_USAGE)
     need_tools("qemu-system-x86_64", "qemu-img", "ssh", "ssh-keygen")
     img, h, _built = ensure_image()
     key = lab_key()
@@ -134,7 +137,7 @@ def cmd_up(args):
         d.mkdir(parents=True)
         st = {
             "name": args.name, "image": h, "port": free_port(taken), "memory": args.memory,
-            "cpus": args.cpus, "accel": None, "pid": None, "started": None,
+            "cpus": args.cpus, "boot": boot, "accel": None, "pid": None, "started": None,
             "disks": [],
         }
         st["disks"] = new_disks(args.disks, args.disk_bus, size)
@@ -336,6 +339,9 @@ def build_parser():
     u.add_argument("--cpus", type=int, default=2, help="vCPUs (default 2)")
     u.add_argument("--accel", choices=("auto", "kvm", "tcg"), default=None,
                    help="default $IOTUNE_LAB_ACCEL or auto (probe KVM once, else TCG)")
+    u.add_argument("--boot", choices=("disk", "kernel"), default=None,
+                   help="disk: SeaBIOS and GRUB boot the guest's own /boot (default); kernel: qemu "
+                        "-kernel/-initrd with the image's build-time files (default $IOTUNE_LAB_BOOT)")
     u.add_argument("--timeout", type=int, default=300, help="seconds to wait for SSH (default 300)")
     u.set_defaults(func=cmd_up)
 

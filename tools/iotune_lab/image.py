@@ -11,16 +11,18 @@ import re
 import shutil
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from . import common
+from .disks import parse_size
 from .common import LabError, FileLock, Phase, mounts_under, need_root, need_tools, run, safe_rmtree, say, warn
 
 # ------------------------------------------------------------------------------------------------
 # The image recipe. These constants, APT_SOURCES, every file under tools/lab_image/ and the mirror
 # URLs go into the image hash: change one and `build` makes a new image; leave them and the cached
 # image is reused. Bump RECIPE_VERSION when you change what build_image() does.
-RECIPE_VERSION = 3
+RECIPE_VERSION = 4
 SUITE = "bookworm"
 # debootstrap stage: a minimal system; nothing storage-specific (no mdadm, xfsprogs, fio, lvm2,
 # gdisk, parted): roles and tests install those, as they would on a cloud image.
@@ -29,14 +31,24 @@ BASE_PACKAGES = [
     "ca-certificates", "busybox", "initramfs-tools", "zstd", "procps",
 ]
 # chroot stage, after the initramfs configuration is in place (so the first initrd is small).
-KERNEL_PACKAGES = ["linux-image-amd64"]
+# grub-pc-bin: GRUB's BIOS modules and grub-mkimage, without grub-pc's debconf-driven grub-install
+# and update-grub (the image's grub.cfg boots whatever /vmlinuz and /initrd.img point to).
+KERNEL_PACKAGES = ["linux-image-amd64", "grub-pc-bin"]
 ROOTFS_SIZE = "4G"
-KERNEL_CMDLINE = "root=LABEL=rootfs ro console=ttyS0 net.ifnames=1"
-# Boot-time only (not part of the image hash). Under TCG, a guest *reboot* is slow to zero memory:
+# The root disk: an MBR partition table, GRUB's boot.img in the MBR, its core.img in the gap
+# before the first partition (sectors 1..2047), the ext4 root filesystem in partition 1.
+PART_START = 2048                      # sectors of 512 bytes: partition 1 starts at 1 MiB
+# the kernel command line without root= (added as root=UUID=<the root filesystem's UUID>)
+KERNEL_CMDLINE = "ro console=ttyS0 net.ifnames=1"
+# Under TCG, a guest *reboot* is slow to zero memory:
 # the pages still hold code qemu translated in the previous boot, so every write takes qemu's slow
 # path. With THP "always" and init_on_alloc=1 (Debian defaults) the kernel zeroes whole 2 MiB pages
 # on fault and udev workers in the initramfs hit soft lockups of 20+ s; smaller zeroing avoids it.
 VM_CMDLINE_EXTRA = "transparent_hugepage=madvise init_on_alloc=0"
+# GRUB modules built into core.img: enough to find the root filesystem by UUID and boot Linux
+# without reading modules from disk (the rest are in /boot/grub/i386-pc for anything else).
+GRUB_MODULES = ["biosdisk", "part_msdos", "ext2", "search", "search_fs_uuid", "configfile",
+                "normal", "linux", "echo", "test"]
 SERVICES_ENABLE = ["systemd-networkd.service", "iotune-lab-seed.service", "ssh.service"]
 # Periodic apt jobs would grab the dpkg lock in the middle of a test run.
 UNITS_MASK = ["apt-daily.timer", "apt-daily-upgrade.timer", "apt-daily.service",
@@ -143,7 +155,8 @@ def recipe_hash(mirror, security):
     h = hashlib.sha256()
     recipe = {
         "version": RECIPE_VERSION, "suite": SUITE, "base": BASE_PACKAGES, "kernel": KERNEL_PACKAGES,
-        "rootfs_size": ROOTFS_SIZE, "cmdline": KERNEL_CMDLINE, "enable": SERVICES_ENABLE,
+        "rootfs_size": ROOTFS_SIZE, "cmdline": KERNEL_CMDLINE, "cmdline_extra": VM_CMDLINE_EXTRA,
+        "grub_modules": GRUB_MODULES, "part_start": PART_START, "enable": SERVICES_ENABLE,
         "mask": UNITS_MASK, "mirror": mirror, "security": security, "apt": APT_SOURCES,
     }
     h.update(json.dumps(recipe, sort_keys=True).encode())
@@ -193,6 +206,59 @@ def chroot(root, *argv, capture=True):
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive",
            "LC_ALL": "C.UTF-8", "HOME": "/root"}
     return run(["chroot", root, *argv], env=env, capture=capture)
+
+
+def root_cmdline(root_uuid):
+    return f"root=UUID={root_uuid} {KERNEL_CMDLINE} {VM_CMDLINE_EXTRA}"
+
+
+def grub_early_cfg(root_uuid):
+    """Built into core.img: find the root filesystem, then normal mode reads its grub.cfg."""
+    return (f"search --no-floppy --fs-uuid --set=root {root_uuid}\n"
+            "set prefix=($root)/boot/grub\n")
+
+
+def grub_cfg(root_uuid):
+    """/boot/grub/grub.cfg: no menu, boots /vmlinuz and /initrd.img, the symlinks the kernel
+    package keeps pointing at the newest kernel; so a kernel or initramfs update in the guest is
+    what its next boot runs."""
+    return ("# written by tools/lab build (tools/iotune_lab/image.py): no menu, no timeout;\n"
+            "# boots the kernel and initramfs that /vmlinuz and /initrd.img point to.\n"
+            "set timeout=0\n"
+            f"search --no-floppy --fs-uuid --set=root {root_uuid}\n"
+            f"linux /vmlinuz {root_cmdline(root_uuid)}\n"
+            "initrd /initrd.img\n"
+            "boot\n")
+
+
+def mbr_sector(boot_code, start, sectors):
+    """The first sector of the root disk: GRUB's boot code (boot.img's first 440 bytes), and a DOS
+    partition table with one active Linux partition of `sectors` sectors at LBA `start`."""
+    if len(boot_code) < 440:
+        raise LabError("boot.img is shorter than 440 bytes")
+    mbr = bytearray(512)
+    mbr[0:440] = boot_code[:440]
+    # status 0x80 (active), CHS fields saturated (LBA is what counts), type 0x83 (Linux)
+    entry = bytes([0x80, 0xFE, 0xFF, 0xFF, 0x83, 0xFE, 0xFF, 0xFF]) + \
+        start.to_bytes(4, "little") + sectors.to_bytes(4, "little")
+    mbr[446:462] = entry
+    mbr[510:512] = b"\x55\xaa"
+    return bytes(mbr)
+
+
+def write_root_disk(raw, rootfs, root_uuid, boot_img, core_img):
+    """raw: partition table + GRUB + ext4 made from the rootfs directory (no loop devices)."""
+    fs_bytes = parse_size(ROOTFS_SIZE)
+    offset = PART_START * 512
+    if len(core_img) > offset - 512:
+        raise LabError(f"GRUB core.img ({len(core_img)} bytes) does not fit before the partition")
+    with open(raw, "wb") as f:
+        f.truncate(offset + fs_bytes)
+    run(["mkfs.ext4", "-q", "-F", "-L", "rootfs", "-U", root_uuid, "-E", f"offset={offset}",
+         "-d", rootfs, raw, f"{fs_bytes // 1024}k"], capture=True)
+    with open(raw, "r+b") as f:
+        f.write(mbr_sector(boot_img, PART_START, fs_bytes // 512))
+        f.write(core_img)                  # sector 1: where boot.img looks for it by default
 
 
 def build_image(mirror, security, dest):
@@ -259,19 +325,32 @@ def build_image(mirror, security, dest):
             raise LabError(f"no initrd for kernel {kver} in the image")
         shutil.copyfile(kernels[0], dest / "vmlinuz")
         shutil.copyfile(initrd, dest / "initrd.img")
+    with Phase("bootloader", timings):
+        root_uuid = str(uuid.uuid4())
+        grub = rootfs / "boot" / "grub"
+        shutil.copytree(rootfs / "usr/lib/grub/i386-pc", grub / "i386-pc", dirs_exist_ok=True)
+        (grub / "grub.cfg").write_text(grub_cfg(root_uuid))
+        (grub / "early.cfg").write_text(grub_early_cfg(root_uuid))
+        chroot(rootfs, "grub-mkimage", "-O", "i386-pc", "-d", "/usr/lib/grub/i386-pc",
+               "-c", "/boot/grub/early.cfg", "-p", "/boot/grub", "-o", "/boot/grub/core.img",
+               *GRUB_MODULES)
+        boot_img = (grub / "i386-pc" / "boot.img").read_bytes()
+        core_img = (grub / "core.img").read_bytes()
     with Phase("rootfs tarball", timings):
         run(["tar", "--numeric-owner", "--xattrs", "-C", rootfs, "-cf", dest / "rootfs.tar", "."],
             capture=True)
     with Phase("root disk", timings):
         raw = dest / "root.raw"
-        run(["mkfs.ext4", "-q", "-F", "-L", "rootfs", "-d", rootfs, raw, ROOTFS_SIZE], capture=True)
+        write_root_disk(raw, rootfs, root_uuid, boot_img, core_img)
         run(["qemu-img", "convert", "-O", "qcow2", raw, dest / "base.qcow2"], capture=True)
         raw.unlink()
     packages = chroot(rootfs, "dpkg-query", "-W", "-f", "${Package} ${Version}\n").stdout
     (dest / "packages.txt").write_text(packages)
     safe_rmtree(rootfs)
     timings["total"] = round(time.monotonic() - t_all, 1)
-    return {"kernel": kver, "timings_s": timings, "packages": len(packages.splitlines())}
+    return {"kernel": kver, "timings_s": timings, "packages": len(packages.splitlines()),
+            "root_uuid": root_uuid, "boot": "grub (MBR, core.img in sectors 1..2047)",
+            "root_cmdline": root_cmdline(root_uuid)}
 
 
 def ensure_image(force=False):

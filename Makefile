@@ -106,7 +106,7 @@ SHIP_BIN   := $(SHIP_VENV)/bin
 DIST       := $(BUILD)/dist
 VERSION    := $(shell sed -n 's/^version: *//p' galaxy.yml)
 TARBALL    := $(DIST)/iotune-storage-$(VERSION).tar.gz
-.PHONY: ship-venv tarball tarball-check galaxy-import ee-check version-check ship-checks
+.PHONY: ship-venv tarball tarball-check galaxy-import ee-check version-check changelog-preview ship-checks
 
 $(SHIP_VENV)/.stamp: requirements-ship.txt constraints-ship.txt
 	test -x $(SHIP_BIN)/python || $(PY) -m venv $(SHIP_VENV)
@@ -143,7 +143,10 @@ ee-check: tarball ship-venv ## meta/execution-environment.yml: ansible-builder i
 version-check: ship-venv ## declared ansible-core/collection/Python versions are the tested ones
 	$(SHIP_BIN)/python tools/ship/check_versions.py --python $(BIN)/python --vermin $(SHIP_BIN)/vermin
 
-ship-checks: tarball-check galaxy-import ee-check version-check ## every release check above
+changelog-preview: venv ## antsibull-changelog release in a temp copy: each new object once, fragment conventions
+	$(BIN)/python tools/ship/check_changelog.py $(BUILD)/changelog-preview
+
+ship-checks: tarball-check galaxy-import ee-check version-check changelog-preview ## every release check above
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 name: tune_plan
 short_description: Validate the tune variables and plan every role's input from a workload profile
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Takes the data of a profile file (C(roles/profile/vars/profiles/NAME.yml)), deep-merges
     O(overrides) over it and validates the result and every entry of O(arrays) on the controller,

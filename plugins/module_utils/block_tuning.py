@@ -22,15 +22,12 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
     parse_udev_db,
     read_text,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.validation import READ_AHEAD_MAX_KB, valid_read_ahead_kb
 
 SELECTOR_KEYS = ('device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel')
 SETTING_KEYS = ('scheduler', 'scheduler_by_class', 'read_ahead_kb', 'read_ahead_sectors',
                 'nr_requests', 'max_sectors_kb', 'rotational')
 DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
-
-# sysfs read_ahead_kb is parsed as an unsigned int; anything above 1 GiB is treated as a units
-# mistake (e.g. a sector count written as KiB) rather than a wish.
-READ_AHEAD_MAX_KB = 1048576
 
 LEGACY_SCHEDULERS = {
     'noop': 'none',
@@ -227,7 +224,7 @@ def normalize_entry(entry, page_kb=4):
         kb = sectors // 2
     if kb is not None:
         kb = int(kb)
-        if kb < 0 or kb > READ_AHEAD_MAX_KB:
+        if not valid_read_ahead_kb(kb):
             raise TuningError("%s: readahead %d KiB is out of range 0..%d KiB (check the unit: "
                               "read_ahead_kb is KiB, read_ahead_sectors is 512-byte sectors)"
                               % (where, kb, READ_AHEAD_MAX_KB))

@@ -16,6 +16,7 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.device_safety import parse_export
+from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
 
 __metaclass__ = type
 
@@ -302,7 +303,7 @@ def validate_params(name, level, chunk_kb, metadata, device_count, allow_single_
         errors.append('name %r must be 1-32 characters of letters, digits, ".", "_" or "-"' % (name,))
     if level != 0:
         errors.append('level %s is not implemented: this module only builds RAID0 (level: 0)' % (level,))
-    if chunk_kb is None or chunk_kb < 4 or chunk_kb & (chunk_kb - 1):
+    if not valid_chunk_kb(chunk_kb):
         errors.append('chunk_kb %s must be a power of two and at least 4' % (chunk_kb,))
     if metadata not in ('1.0', '1.1', '1.2'):
         errors.append('metadata %r is not supported (use 1.0, 1.1 or 1.2)' % (metadata,))

@@ -12,7 +12,7 @@ DOCUMENTATION = r"""
 ---
 module: kernel_settings
 short_description: Check live vm.* sysctls and transparent huge pages against a profile, and name who else sets them
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Reads the live values from C(/proc/sys) and C(/sys/kernel/mm/transparent_hugepage) and compares them with
     O(sysctl) and O(thp).

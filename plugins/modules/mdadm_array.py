@@ -286,6 +286,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 
 
@@ -723,9 +724,9 @@ def main():
         required_if=[('state', 'present', ['devices']), ('state', 'assembled', ['devices'])],
         supports_check_mode=True,
     )
-    view = ds.SystemView(run_command=module.run_command,
-                         blkid=module.get_bin_path('blkid') or 'blkid',
-                         wipefs=module.get_bin_path('wipefs') or 'wipefs')
+    view = BlockHost(run_command=module.run_command,
+                     blkid=module.get_bin_path('blkid') or 'blkid',
+                     wipefs=module.get_bin_path('wipefs') or 'wipefs')
     array = MdadmArray(module.params, view, module.run_command, module.get_bin_path('mdadm'),
                        udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
                        warn=module.warn, blockdev=module.get_bin_path('blockdev'))

@@ -12,7 +12,7 @@ DOCUMENTATION = r"""
 ---
 module: storage_preflight
 short_description: Check every planned array against the host before anything changes
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Read-only. Resolves every member device of every planned array once, then checks what only the
     host can tell, for all arrays together, and fails listing every problem before the first change.
@@ -141,6 +141,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
 
 class PreflightError(Exception):
@@ -346,9 +347,9 @@ def main():
         ),
         supports_check_mode=True,
     )
-    view = ds.SystemView(run_command=module.run_command,
-                         blkid=module.get_bin_path('blkid', required=True),
-                         wipefs=module.get_bin_path('wipefs') or 'wipefs')
+    view = BlockHost(run_command=module.run_command,
+                     blkid=module.get_bin_path('blkid', required=True),
+                     wipefs=module.get_bin_path('wipefs') or 'wipefs')
     try:
         arrays = Preflight(module.params, view).run()
     except (PreflightError, ds.DeviceError) as failure:

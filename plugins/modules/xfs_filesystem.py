@@ -156,7 +156,9 @@ cmd:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils import xfs
+from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
 
 
 class FsError(Exception):
@@ -177,7 +179,7 @@ class XfsFilesystem:
     def expected(self, dev):
         p = self.p
         if p['su_kb'] is not None:
-            if p['su_kb'] < 4 or p['su_kb'] & (p['su_kb'] - 1):
+            if not valid_chunk_kb(p['su_kb']):
                 raise FsError('su_kb %s must be a power of two and at least 4' % p['su_kb'])
             if p['sw'] < 1:
                 raise FsError('sw %s must be at least 1' % p['sw'])
@@ -266,7 +268,7 @@ class XfsFilesystem:
             raise FsError('mkfs.xfs on %s failed (rc=%s): %s' % (dev.label, rc, (err or out).strip()), cmd=argv)
         if self.bins.get('udevadm'):
             self.run([self.bins['udevadm'], 'settle'])
-        probe = self.view.blkid_probe(dev.resolved)
+        probe = self.view.blkid_probe(dev.resolved, fresh=True)
         geom = self.read_geometry(dev.resolved)
         problems = xfs.check_alignment(geom, exp['su_kb'], exp['sw'])
         if problems:
@@ -290,8 +292,8 @@ def main():
         supports_check_mode=True,
     )
     bins = dict((name, module.get_bin_path(name)) for name in ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs'))
-    view = ds.SystemView(run_command=module.run_command, blkid=bins['blkid'] or 'blkid',
-                         wipefs=bins['wipefs'] or 'wipefs')
+    view = BlockHost(run_command=module.run_command, blkid=bins['blkid'] or 'blkid',
+                     wipefs=bins['wipefs'] or 'wipefs')
     fs = XfsFilesystem(module.params, view, module.run_command, bins, check_mode=module.check_mode,
                        warn=module.warn)
     failure = None

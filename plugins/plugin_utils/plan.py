@@ -21,6 +21,12 @@ import copy
 import posixpath
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils.validation import (
+    READ_AHEAD_MAX_KB,
+    valid_chunk_kb,
+    valid_read_ahead_kb,
+)
+
 # Every key a profile (after iotune_profile_overrides) may carry; dicts are nested schemas.
 PROFILE_SCHEMA = {
     'description': None,
@@ -103,7 +109,7 @@ def strict_int(value, what, minimum=0):
 def chunk_kb(value, what):
     """A RAID chunk in KiB: a power of two >= 4."""
     number = strict_int(value, what, minimum=4)
-    if number & (number - 1):
+    if not valid_chunk_kb(number):
         raise ValueError('%s must be a power of two >= 4 KiB, got %d' % (what, number))
     return number
 
@@ -208,6 +214,9 @@ def validate_profile(name, data, overrides):
         try:
             section, leaf = key.split('.')
             profile[section][leaf] = strict_int(profile[section][leaf], '%s: %s' % (where, key))
+            if not valid_read_ahead_kb(profile[section][leaf]):
+                raise ValueError('%s: %s must be at most %d KiB (1 GiB), got %d; check the unit'
+                                 % (where, key, READ_AHEAD_MAX_KB, profile[section][leaf]))
         except ValueError as e:
             problems.append(str(e))
     try:

@@ -50,6 +50,22 @@ def test_creates_aligned_from_md_sysfs(host):
     assert res['geometry']['sunit_blocks'] == 64 and res['geometry']['swidth_blocks'] == 256
 
 
+def test_blkid_probes_once_before_and_once_after_mkfs(host):
+    host.on(MKFS, after_mkfs(host))
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    fs(host)[0].apply()
+    blkid = ['blkid', '-p', '-o', 'export', '/dev/md127']
+    assert host.ran(['blkid']) == [blkid, blkid]
+    assert host.calls.index(MKFS) == host.calls.index(blkid) + 2      # the signature check, wipefs, mkfs
+
+
+def test_existing_xfs_is_probed_once(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=0b7e-11\nTYPE=xfs\nLABEL=data\n')
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    fs(host)[0].apply()
+    assert len(host.ran(['blkid'])) == 1
+
+
 def test_created_but_misaligned_fails(host):
     host.on(MKFS, after_mkfs(host))
     host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_su64k_sw4.txt'))

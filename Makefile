@@ -57,7 +57,7 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 
 # ---------------------------------------------------------------------------------------------
 # Tests
-.PHONY: test sanity units lab-units lint changelog-lint molecule-container molecule-vm at-tree
+.PHONY: test sanity units lab-units lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
 test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
 	$(MAKE) --no-print-directory sanity
 	$(MAKE) --no-print-directory units
@@ -72,10 +72,12 @@ at-tree: | venv
 	mkdir -p $(AT_ROOT)
 	# ansible-test lists files with git; the copy lives under the ignored build/, so give it its own repo
 	test -d $(AT_ROOT)/.git || git -C $(AT_ROOT) init -q
-	git ls-files -co --exclude-standard -z | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
+	# .collections/ (the checkout as ansible_collections/iotune/storage for a plain clone: a directory
+	# symlink, which ansible-test refuses) is not collection content
+	git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
 	# drop files deleted from the work tree since the last sync
 	cd $(AT_ROOT) && comm -z -23 <(find . -path ./.git -prune -o -type f -printf '%P\0' | sort -z) \
-	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | sort -z) | xargs -0 -r rm -f
+	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | sort -z) | xargs -0 -r rm -f
 
 sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
 	cd $(AT_ROOT) && $(BIN)/ansible-test sanity --local --python $(PYVER) --color no
@@ -98,7 +100,7 @@ molecule-container: setup ## molecule `container` scenario (podman)
 
 # The vm scenario's matrix: one run per entry RELEASE:INITRAMFS:DISK_BUS, one after the other (one VM at
 # a time). docs/testing.md says what each run proves. One run: `make molecule-vm VM_MATRIX=trixie:dracut:virtio`.
-VM_MATRIX ?= bookworm:initramfs-tools:virtio trixie:dracut:virtio
+VM_MATRIX ?= bookworm:initramfs-tools:virtio trixie:dracut:nvme
 molecule-vm: setup ## molecule `vm` scenario for each VM_MATRIX entry (qemu lab VM; minutes each under emulation)
 	@set -e; for run in $(VM_MATRIX); do \
 	  IFS=: read -r release initramfs bus <<< "$$run"; \
@@ -106,6 +108,9 @@ molecule-vm: setup ## molecule `vm` scenario for each VM_MATRIX entry (qemu lab 
 	  IOTUNE_LAB_RELEASE=$$release IOTUNE_LAB_INITRAMFS=$$initramfs IOTUNE_LAB_DISK_BUS=$$bus \
 	    $(BIN)/molecule test -s vm; \
 	done
+
+molecule-vm-nvme: setup ## the `vm` scenario with NVMe data disks whose serials look like EBS volume ids
+	IOTUNE_LAB_DISK_BUS=nvme $(BIN)/molecule test -s vm
 
 # ---------------------------------------------------------------------------------------------
 # Release checks on the built tarball (own venv: galaxy-importer pins attrs<24, the dev tools need >=25)

@@ -23,7 +23,7 @@ import tempfile
 
 # Paths (or their first directory) that must never ship.
 FORBIDDEN = [
-    'tools', 'tools/*', '.ci', '.ci/*', '.lab', '.lab/*', '.venv', '.venv/*', 'build', 'build/*',
+    'tools', 'tools/*', '.collections', '.collections/*', '.ci', '.ci/*', '.lab', '.lab/*', '.venv', '.venv/*', 'build', 'build/*',
     'Makefile', 'constraints*.txt', 'requirements-dev.txt', 'requirements-ship.txt', '.ansible-lint',
     'ansible.cfg', '.gitignore', '.git', '.git/*', 'tests/output', 'tests/output/*', 'tests/perf',
     'tests/perf/*', 'iotune-reports', 'iotune-reports/*', 'docs/docsite/build', 'docs/docsite/build/*',

@@ -119,7 +119,7 @@ SHIP_BIN   := $(SHIP_VENV)/bin
 DIST       := $(BUILD)/dist
 VERSION    := $(shell sed -n 's/^version: *//p' galaxy.yml)
 TARBALL    := $(DIST)/iotune-storage-$(VERSION).tar.gz
-.PHONY: ship-venv tarball tarball-check galaxy-import ee-check version-check changelog-preview ship-checks
+.PHONY: ship-venv tarball tarball-check galaxy-import ee-check version-check changelog-preview docs ship-checks
 
 $(SHIP_VENV)/.stamp: requirements-ship.txt constraints-ship.txt
 	test -x $(SHIP_BIN)/python || $(PY) -m venv $(SHIP_VENV)
@@ -159,11 +159,15 @@ version-check: ship-venv ## declared ansible-core/collection/Python versions are
 changelog-preview: venv ## antsibull-changelog release in a temp copy: each new object once, fragment conventions
 	$(BIN)/python tools/ship/check_changelog.py $(BUILD)/changelog-preview
 
-ship-checks: tarball-check galaxy-import ee-check version-check changelog-preview ## every release check above
+docs: ship-venv ## collection docs site (antsibull-docs + docs/*.md) in build/docs/site/build/html; warnings fail
+	env PATH=$(SHIP_BIN):$(PATH) $(SHIP_BIN)/python tools/ship/build_docs.py $(BUILD)/docs \
+	  $(VENV)/lib/python$(PYVER)/site-packages
+
+ship-checks: tarball-check galaxy-import ee-check version-check changelog-preview docs ## every release check above
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo
-.PHONY: demo lab-image perf benchmark clean
+.PHONY: demo lab-image perf benchmark benchmark-converge clean
 lab-image: setup ## build (or reuse) the lab's Debian 12 base image
 	$(TOP)/tools/lab build
 
@@ -175,6 +179,9 @@ perf: setup ## benchmarks (not tests): facts module speed
 
 benchmark: setup ## lab benchmark (tuned vs untuned, array vs members) -> docs/benchmarks.md
 	$(TOP)/tools/benchmark
+
+benchmark-converge: setup ## first converge + re-run time and ssh executions, before (BENCH_BASE) vs after -> docs/benchmarks.md
+	$(TOP)/tools/bench_converge $(if $(BENCH_BASE),--base $(BENCH_BASE)) $(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))
 
 clean: ## remove build output (keeps .venv and the lab cache)
 	rm -rf $(BUILD) tests/output

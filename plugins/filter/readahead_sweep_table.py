@@ -54,7 +54,8 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.iotune.storage.plugins.module_utils import fio_report
+from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
+from ansible_collections.iotune.storage.plugins.plugin_utils import sweep
 
 
 def readahead_sweep_table(results, tolerance=0.1):
@@ -63,9 +64,9 @@ def readahead_sweep_table(results, tolerance=0.1):
     points = [r for r in results if isinstance(r, dict) and not r.get('failed') and not r.get('skipped')
               and r.get('iops') is not None]
     try:
-        rows = fio_report.sweep_rows(points)
-        rec = fio_report.recommend(rows, float(tolerance))
-    except fio_report.FioReportError as exc:
+        rows = sweep.sweep_rows(points)
+        rec = sweep.recommend(rows, float(tolerance))
+    except FioReportError as exc:
         raise AnsibleFilterError('readahead_sweep_table: %s' % exc)
     table = ['%8s %10s %10s %8s %10s %8s %6s' % ('ra_kb', 'IOPS', 'dev_MB/s', 'amplif', 'p99_us', 'req_kb', 'noise')]
     for row in rows:
@@ -74,7 +75,7 @@ def readahead_sweep_table(results, tolerance=0.1):
             _num(row['read_amplification'], '%.2fx'), _num(row['p99_us'], '%.0f'),
             _num(row['avg_request_kb'], '%.1f'), _num(None if row['noise'] is None else row['noise'] * 100, '%.0f%%'),
             ' <- recommended' if row['read_ahead_kb'] == rec['read_ahead_kb'] else ''))
-    return {'rows': rows, 'csv': fio_report.sweep_csv(rows), 'recommendation': rec, 'table': table}
+    return {'rows': rows, 'csv': sweep.sweep_csv(rows), 'recommendation': rec, 'table': table}
 
 
 def _num(value, pattern):

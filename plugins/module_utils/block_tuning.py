@@ -11,13 +11,18 @@ tests can run them against fake trees. Nothing here writes to the host.
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils import ebs
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import (
+    md_uuid_colon,
+    name_matches,
+    short_name,
+    udev_name_glob,
+)
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
-    BlockInventory,
     parse_scheduler,
     parse_udev_db,
     read_text,
@@ -85,21 +90,21 @@ def device_class(dev):
     return 'ssd'
 
 
-def collect_devices(sys_root='/sys', dev_root='/dev', udev_root='/run/udev'):
+def collect_devices(host):
     """Whole-disk block devices keyed by kernel name, with what selection and rendering need.
 
-    Discovery and most facts come from sysfs_block.BlockInventory (the readahead_facts module's
-    reader); the udev properties that decide how a rule matches (ID_SERIAL_SHORT, ID_WWN) and the
-    driver are read here.
+    Discovery and most facts come from the host's scan (host.BlockHost.inventory(), the
+    readahead_facts module's reader); the udev properties that decide how a rule matches
+    (ID_SERIAL_SHORT, ID_WWN) and the driver are read here.
     """
-    inv = BlockInventory(sys_root=sys_root, dev_root=dev_root, udev_root=udev_root)
+    inv = host.inventory()
     devices = {}
     for name in inv.order:
         if inv.parents.get(name):
             continue
         info = inv.device(name)
         sysdir = inv.sysdirs[name]
-        props = parse_udev_db(read_text(os.path.join(udev_root, 'data', 'b' + (info['maj_min'] or ''))))
+        props = parse_udev_db(read_text(os.path.join(host.udev_root, 'data', 'b' + (info['maj_min'] or ''))))
         driver_link = os.path.join(sysdir, 'device', 'driver')
         md = info.get('md') or {}
         qdir = os.path.join(sysdir, 'queue')
@@ -131,8 +136,9 @@ def collect_devices(sys_root='/sys', dev_root='/dev', udev_root='/run/udev'):
     return devices
 
 
-def read_live(sys_root, name):
+def read_live(host, name):
     """Current values of the tunable queue attributes of one device (strings, None if absent)."""
+    sys_root = host.sys_root
     queue = os.path.join(sys_root, 'block', name, 'queue')
     active, dummy = parse_scheduler(read_text(os.path.join(queue, 'scheduler')))
     live = {'scheduler': active}
@@ -147,20 +153,20 @@ def read_live(sys_root, name):
 
 
 def normalize_md_uuid(value):
-    hexdigits = re.sub(r'[^0-9a-fA-F]', '', value or '')
-    if len(hexdigits) != 32 or re.search(r'[^0-9a-fA-F:\-.]', value):
+    """A user's md_uuid in mdadm's colon form (md_identity.md_uuid_colon); anything else is an error."""
+    uuid = md_uuid_colon(value) if not re.search(r'[^0-9a-fA-F:\-.]', value or '') else None
+    if not uuid or not re.match(r'^[0-9a-f]{8}(:[0-9a-f]{8}){3}$', uuid):
         raise TuningError("md_uuid %r is not an md array UUID (32 hex digits, e.g. "
                           "a0021927:0e4f10bf:2c47dc72:ca0b352e)" % value)
-    hexdigits = hexdigits.lower()
-    return ':'.join(hexdigits[i:i + 8] for i in range(0, 32, 8))
+    return uuid
 
 
 def normalize_ebs_volume_id(value):
-    m = re.match(r'^vol-?([0-9a-f]{8}|[0-9a-f]{17})$', (value or '').strip())
-    if not m:
-        raise TuningError("ebs_volume_id %r is not an EBS volume id (vol-0123456789abcdef0)" % value)
-    # the NVMe serial of an EBS volume is the volume id without the dash
-    return 'vol' + m.group(1)
+    """The NVMe serial an ebs_volume_id selector matches (module_utils/ebs.py)."""
+    try:
+        return ebs.serial_for_volume_id(value)
+    except ValueError as e:
+        raise TuningError('ebs_volume_id %s' % e)
 
 
 def selector_of(entry):
@@ -251,9 +257,7 @@ def normalize_entry(entry, page_kb=4):
 
 def md_name_matches(md_name_prop, wanted):
     """MD_NAME is 'homehost:name' for v1 metadata created with a homehost, or 'name'."""
-    if not md_name_prop:
-        return False
-    return md_name_prop == wanted or md_name_prop.split(':', 1)[-1] == wanted
+    return name_matches(md_name_prop, wanted)
 
 
 def resolve(entry, devices):
@@ -278,14 +282,11 @@ def resolve(entry, devices):
     raise TuningError('unknown selector %s' % key)  # pragma: no cover
 
 
-def partition_parent(sys_root, path):
+def partition_parent(host, path):
     """If path resolves to a partition, return (partition, parent) kernel names."""
     name = os.path.basename(os.path.realpath(path))
-    cls = os.path.join(sys_root, 'class', 'block', name)
-    if os.path.exists(os.path.join(cls, 'partition')):
-        parent = os.path.basename(os.path.dirname(os.path.realpath(cls)))
-        return name, parent
-    return None
+    parent = host.parent_disk(name)
+    return (name, parent) if parent else None
 
 
 def match_keys(entry, dev):
@@ -300,8 +301,7 @@ def match_keys(entry, dev):
     if key == 'md_uuid':
         return [['KERNEL=="md*"', 'ENV{MD_UUID}=="%s"' % normalize_md_uuid(value)]]
     if key == 'md_name':
-        name = value.split(':', 1)[-1]
-        return [['KERNEL=="md*"', 'ENV{MD_NAME}=="%s|*:%s"' % (name, name)]]
+        return [['KERNEL=="md*"', 'ENV{MD_NAME}=="%s"' % udev_name_glob(short_name(value))]]
     if key == 'ebs_volume_id':
         return [['KERNEL=="nvme*"', 'ENV{ID_SERIAL_SHORT}=="%s"' % normalize_ebs_volume_id(value)]]
     if key == 'serial':
@@ -342,9 +342,10 @@ def loadable_schedulers(modules_dir):
     return names
 
 
-def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False, loadable=()):
+def plan(entries, devices, host, page_kb=4, allow_unmatched=False, loadable=()):
     """Validate entries against the devices and build the rule lines and the expected values.
 
+    host: the module's host.BlockHost (for the partition check of device selectors).
     loadable: scheduler names not listed by a device yet but loadable as a module (bfq, kyber).
     allow_unmatched: True (check mode: every selector may match nothing yet), a collection of
     selector keys that may match nothing (for example md_name before the array is created), or False.
@@ -353,97 +354,117 @@ def plan(entries, devices, sys_root, page_kb=4, allow_unmatched=False, loadable=
     selected {devname: [selector descriptions]}, warnings, unmatched (selectors matching nothing).
     Raises TuningError with a clear message on the first problem.
     """
-    rules = []
-    expected = {}
-    selected = {}
-    warnings = []
-    unmatched = []
+    out = {'rules': [], 'expected': {}, 'selected': {}, 'warnings': [], 'unmatched': []}
     for entry in entries:
         where = describe(entry)
         settings, warns = normalize_entry(entry, page_kb)
-        warnings.extend(warns)
-        key, value = selector_of(entry)
-        if key == 'device':
-            part = partition_parent(sys_root, value)
-            if part:
-                raise TuningError("%s: %s is a partition; scheduler and readahead belong to the whole "
-                                  "disk %s (partitions have no queue/)" % (where, part[0], part[1]))
-        if key in ('md_name', 'md_uuid') and settings.get('scheduler'):
-            raise TuningError("%s: md arrays have no I/O scheduler (bio-based device); set the "
-                              "scheduler on the member disks" % where)
+        out['warnings'].extend(warns)
+        key = check_selector(entry, settings, host)
         matched = resolve(entry, devices)
         if not matched:
             if not (allow_unmatched is True or (allow_unmatched and key in allow_unmatched)):
                 raise TuningError("%s: selector matches no block device on this host" % where)
-            unmatched.append(where)
-        # per-device validation and expected values
+            out['unmatched'].append(where)
         classes = set()
         for dev in matched:
-            exp = dict((k, v) for k, v in settings.items() if k != 'scheduler_by_class')
-            sched = settings.get('scheduler')
-            if settings.get('scheduler_by_class') is not None:
-                if dev['class'] is None:
-                    sched = None  # md/dm: no scheduler; by-class only applies where one exists
-                else:
-                    sched = settings['scheduler_by_class'].get(dev['class'])
-                    classes.add(dev['class'])
-            if sched:
-                if not dev['scheduler_file'] or not dev['schedulers_available']:
-                    raise TuningError("%s: device %s has no configurable I/O scheduler (md, dm and other "
-                                      "bio-based devices have none; set the scheduler on the member "
-                                      "disks)" % (where, dev['name']))
-                if sched not in dev['schedulers_available'] and sched not in loadable:
-                    raise TuningError("%s: scheduler %r is not offered by device %s (available: %s)"
-                                      % (where, sched, dev['name'], ' '.join(dev['schedulers_available'])))
-                exp['scheduler'] = sched
-            else:
-                exp.pop('scheduler', None)
-            if 'nr_requests' in exp and not dev['scheduler_file']:
-                raise TuningError("%s: device %s has no nr_requests (not a blk-mq device)"
-                                  % (where, dev['name']))
-            if 'max_sectors_kb' in exp and dev['max_hw_sectors_kb'] is not None \
-                    and exp['max_sectors_kb'] > int(dev['max_hw_sectors_kb']):
-                raise TuningError("%s: max_sectors_kb %d exceeds the hardware limit of device %s "
-                                  "(max_hw_sectors_kb %s)" % (where, exp['max_sectors_kb'], dev['name'],
-                                                              dev['max_hw_sectors_kb']))
-            if 'read_ahead_kb' in exp:
-                exp['read_ahead_kb'] = exp['read_ahead_kb'] - exp['read_ahead_kb'] % page_kb
-            previous = expected.get(dev['name'], {})
-            for attr, val in exp.items():
-                if attr in previous and previous[attr] != val:
-                    raise TuningError("device %s is selected by %s and %s with different %s (%s vs %s)"
-                                      % (dev['name'], ', '.join(selected[dev['name']]), where, attr,
-                                         previous[attr], val))
-            previous.update(exp)
-            expected[dev['name']] = previous
-            selected.setdefault(dev['name'], []).append(where)
-        # rule lines
-        if settings.get('scheduler_by_class') is not None and key in ('kernel', 'serial', 'ebs_volume_id') \
-                and len(classes) > 1:
-            raise TuningError("%s: matches devices of different classes (%s); split the selector"
-                              % (where, ', '.join(sorted(classes))))
-        dev0 = matched[0] if matched else None
-        keysets = match_keys(entry, dev0)
-        if keysets is None:
-            warnings.append("%s: device does not exist yet; its rule cannot be rendered until it does"
-                            % where)
-            continue
-        rule_settings = dict(settings)
-        if settings.get('scheduler_by_class') is not None:
-            rule_settings.pop('scheduler_by_class')
-            if classes:
-                cls = classes.pop()
-                if settings['scheduler_by_class'].get(cls):
-                    rule_settings['scheduler'] = settings['scheduler_by_class'][cls]
-            elif not matched:
-                warnings.append("%s: device class unknown until the device exists; scheduler not "
-                                "rendered" % where)
-        if key in ('md_name', 'md_uuid') or (dev0 is not None and dev0['is_md']):
-            rule_settings.pop('scheduler', None)
-        lines = render_entry_lines(keysets, rule_settings)
-        rules.append(('%s' % where, lines))
-    return {'rules': rules, 'expected': expected, 'selected': selected, 'warnings': warnings,
-            'unmatched': unmatched}
+            exp, cls = device_expected(where, settings, dev, page_kb, loadable)
+            if cls:
+                classes.add(cls)
+            merge_expected(out, dev['name'], exp, where)
+        rule = entry_rule(entry, settings, matched, classes, out['warnings'])
+        if rule is not None:
+            out['rules'].append(rule)
+    return out
+
+
+def check_selector(entry, settings, host):
+    """The selector key of ``entry``, after the checks that need no matched device."""
+    where = describe(entry)
+    key, value = selector_of(entry)
+    if key == 'device':
+        part = partition_parent(host, value)
+        if part:
+            raise TuningError("%s: %s is a partition; scheduler and readahead belong to the whole "
+                              "disk %s (partitions have no queue/)" % (where, part[0], part[1]))
+    if key in ('md_name', 'md_uuid') and settings.get('scheduler'):
+        raise TuningError("%s: md arrays have no I/O scheduler (bio-based device); set the "
+                          "scheduler on the member disks" % where)
+    return key
+
+
+def device_expected(where, settings, dev, page_kb, loadable):
+    """(expected values, device class used for scheduler_by_class or None) of one matched device."""
+    exp = dict((k, v) for k, v in settings.items() if k != 'scheduler_by_class')
+    sched = settings.get('scheduler')
+    cls = None
+    if settings.get('scheduler_by_class') is not None:
+        if dev['class'] is None:
+            sched = None  # md/dm: no scheduler; by-class only applies where one exists
+        else:
+            sched = settings['scheduler_by_class'].get(dev['class'])
+            cls = dev['class']
+    if sched:
+        if not dev['scheduler_file'] or not dev['schedulers_available']:
+            raise TuningError("%s: device %s has no configurable I/O scheduler (md, dm and other "
+                              "bio-based devices have none; set the scheduler on the member "
+                              "disks)" % (where, dev['name']))
+        if sched not in dev['schedulers_available'] and sched not in loadable:
+            raise TuningError("%s: scheduler %r is not offered by device %s (available: %s)"
+                              % (where, sched, dev['name'], ' '.join(dev['schedulers_available'])))
+        exp['scheduler'] = sched
+    else:
+        exp.pop('scheduler', None)
+    if 'nr_requests' in exp and not dev['scheduler_file']:
+        raise TuningError("%s: device %s has no nr_requests (not a blk-mq device)"
+                          % (where, dev['name']))
+    if 'max_sectors_kb' in exp and dev['max_hw_sectors_kb'] is not None \
+            and exp['max_sectors_kb'] > int(dev['max_hw_sectors_kb']):
+        raise TuningError("%s: max_sectors_kb %d exceeds the hardware limit of device %s "
+                          "(max_hw_sectors_kb %s)" % (where, exp['max_sectors_kb'], dev['name'],
+                                                      dev['max_hw_sectors_kb']))
+    if 'read_ahead_kb' in exp:
+        exp['read_ahead_kb'] = exp['read_ahead_kb'] - exp['read_ahead_kb'] % page_kb
+    return exp, cls
+
+
+def merge_expected(out, name, exp, where):
+    """Add one selector's expected values of device ``name``; two selectors must not disagree."""
+    previous = out['expected'].get(name, {})
+    for attr, val in exp.items():
+        if attr in previous and previous[attr] != val:
+            raise TuningError("device %s is selected by %s and %s with different %s (%s vs %s)"
+                              % (name, ', '.join(out['selected'][name]), where, attr, previous[attr], val))
+    previous.update(exp)
+    out['expected'][name] = previous
+    out['selected'].setdefault(name, []).append(where)
+
+
+def entry_rule(entry, settings, matched, classes, warnings):
+    """(comment, rule lines) of one entry, or None when its device does not exist yet (warned)."""
+    where = describe(entry)
+    key, dummy = selector_of(entry)
+    if settings.get('scheduler_by_class') is not None and key in ('kernel', 'serial', 'ebs_volume_id') \
+            and len(classes) > 1:
+        raise TuningError("%s: matches devices of different classes (%s); split the selector"
+                          % (where, ', '.join(sorted(classes))))
+    dev0 = matched[0] if matched else None
+    keysets = match_keys(entry, dev0)
+    if keysets is None:
+        warnings.append("%s: device does not exist yet; its rule cannot be rendered until it does" % where)
+        return None
+    rule_settings = dict(settings)
+    if settings.get('scheduler_by_class') is not None:
+        rule_settings.pop('scheduler_by_class')
+        if classes:
+            cls = set(classes).pop()
+            if settings['scheduler_by_class'].get(cls):
+                rule_settings['scheduler'] = settings['scheduler_by_class'][cls]
+        elif not matched:
+            warnings.append("%s: device class unknown until the device exists; scheduler not "
+                            "rendered" % where)
+    if key in ('md_name', 'md_uuid') or (dev0 is not None and dev0['is_md']):
+        rule_settings.pop('scheduler', None)
+    return '%s' % where, render_entry_lines(keysets, rule_settings)
 
 
 def render_entry_lines(keysets, settings):
@@ -481,98 +502,7 @@ def compare(expected, live):
 
 
 # --------------------------------------------------------------------------------------------
-# tuned and containers
-
-
-def _parse_tuned_ra(value):
-    """Return (kib, raise_only) from a tuned [disk] readahead value ('>4096', '8192 s')."""
-    value = value.strip()
-    raise_only = value.startswith('>')
-    value = value.lstrip('>').strip()
-    m = re.match(r'^(\d+)\s*(s)?$', value)
-    if not m:
-        return None, raise_only
-    kib = int(m.group(1))
-    if m.group(2):
-        kib //= 2
-    return kib, raise_only
-
-
-def tuned_profile_chain(profile, dirs, seen=None):
-    """Return [(name, path, ConfigParser)] for a tuned profile and everything it includes."""
-    seen = seen if seen is not None else set()
-    chain = []
-    for name in re.split(r'[\s,]+', profile.strip()):
-        if not name or name in seen:
-            continue
-        seen.add(name)
-        for d in dirs:
-            path = os.path.join(d, name, 'tuned.conf')
-            if os.path.exists(path):
-                cp = configparser.ConfigParser(interpolation=None, strict=False)
-                try:
-                    cp.read(path)
-                except configparser.Error:
-                    break
-                if cp.has_option('main', 'include'):
-                    chain.extend(tuned_profile_chain(cp.get('main', 'include'), dirs, seen))
-                chain.append((name, path, cp))
-                break
-    return chain
-
-
-def tuned_readahead(profile, dirs):
-    """Effective [disk] readahead of a tuned profile chain: (value text, profile name) or None.
-
-    Later (including) profiles override earlier (included) ones; a disabled or replaced disk unit
-    without readahead clears it.
-    """
-    result = None
-    for name, dummy, cp in tuned_profile_chain(profile, dirs):
-        for section in cp.sections():
-            stype = cp.get(section, 'type', fallback=section)
-            if stype != 'disk':
-                continue
-            enabled = cp.get(section, 'enabled', fallback='true').strip().lower()
-            if enabled in ('false', '0', 'no', 'off'):
-                result = None
-                continue
-            if cp.has_option(section, 'readahead'):
-                result = (cp.get(section, 'readahead').strip(), name)
-            elif cp.get(section, 'replace', fallback='0').strip().lower() in ('1', 'true', 'yes'):
-                result = None
-    return result
-
-
-def tuned_conflicts(tuned_ra, expected):
-    """Devices whose expected readahead tuned would overwrite: list of (dev, ours, tuned_kib)."""
-    if not tuned_ra:
-        return []
-    kib, raise_only = _parse_tuned_ra(tuned_ra[0])
-    if kib is None:
-        return []
-    out = []
-    for dev, exp in sorted(expected.items()):
-        ours = exp.get('read_ahead_kb')
-        if ours is None:
-            continue
-        if (raise_only and kib > ours) or (not raise_only and kib != ours):
-            out.append((dev, ours, kib))
-    return out
-
-
-TUNED_OVERRIDE_TEMPLATE = """\
-# Managed by Ansible (iotune.storage.block_tuning).
-# Same as tuned profile "{parent}", but without its [disk] unit: scheduler and readahead are set
-# by the udev rules in {rules_file}, and tuned's readahead ({readahead}) would overwrite them.
-[main]
-summary={parent} without disk readahead/scheduler (iotune.storage)
-include={parent}
-
-[disk]
-replace=1
-enabled=false
-"""
+# containers
 
 
 def container_markers(root='/'):

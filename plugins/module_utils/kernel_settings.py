@@ -8,7 +8,7 @@
 Pure functions over a file tree rooted at ``root`` (``/`` on a host, a fake tree in unit tests):
 ``/proc/sys``, ``/sys/kernel/mm/transparent_hugepage``, the sysctl.d directories in the order
 systemd-sysctl and ``sysctl --system`` apply them, tuned's active profile with its ``include=``
-chain, and ``/proc/cmdline``. Nothing here writes to the host except ``write_tuned_override``.
+chain (read through module_utils/tuned.py), and ``/proc/cmdline``. Nothing here writes to the host except ``write_tuned_override``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,14 @@ import fnmatch
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import tuned_profile_chain
+from ansible_collections.iotune.storage.plugins.module_utils.tuned import (
+    normalise_name,
+    normalise_value,
+    tuned_active_profiles,
+    tuned_differs,
+    tuned_reapply_sysctl,
+    tuned_settings,
+)
 
 # Precedence of a file name found in several directories: the first directory wins (systemd-sysctl,
 # sysctl.d(5)); all files are then applied in the order of their names.
@@ -27,20 +34,7 @@ SYSCTL_DIRS = ('etc/sysctl.d', 'run/sysctl.d', 'usr/local/lib/sysctl.d', 'usr/li
 SYSCTL_CONF = 'etc/sysctl.conf'
 THP_DIR = 'sys/kernel/mm/transparent_hugepage'
 THP_KEYS = ('enabled', 'defrag', 'khugepaged_max_ptes_none')
-TUNED_ETC = 'etc/tuned'
-TUNED_DIRS = ('etc/tuned/profiles', 'etc/tuned', 'usr/lib/tuned/profiles', 'usr/lib/tuned')
 TUNED_OVERRIDE = 'iotune-storage-kernel'
-# tuned [vm] plugin options and what they set
-TUNED_VM_OPTIONS = {
-    'transparent_hugepages': ('thp', 'enabled'),
-    'transparent_hugepage': ('thp', 'enabled'),
-    'transparent_hugepage.defrag': ('thp', 'defrag'),
-    'dirty_bytes': ('sysctl', 'vm.dirty_bytes'),
-    'dirty_ratio': ('sysctl', 'vm.dirty_ratio'),
-    'dirty_background_bytes': ('sysctl', 'vm.dirty_background_bytes'),
-    'dirty_background_ratio': ('sysctl', 'vm.dirty_background_ratio'),
-}
-FALSE_WORDS = ('0', 'false', 'no', 'off', 'n', 'f')
 
 
 class KernelSettingsError(Exception):
@@ -61,16 +55,6 @@ def read_text(path):
 
 def _join(root, rel):
     return os.path.join(root, rel)
-
-
-def normalise_name(name):
-    """sysctl accepts vm.swappiness and vm/swappiness; the canonical form uses dots."""
-    name = name.strip()
-    return name.replace('/', '.') if '/' in name else name
-
-
-def normalise_value(value):
-    return ' '.join(str(value).split())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,100 +151,6 @@ def sysctl_setters(root, name, files):
             if key == name or ('*' in key and fnmatch.fnmatchcase(name, key)):
                 out.append({'file': path, 'line': number, 'value': value})
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# tuned
-
-
-def tuned_active_profiles(root):
-    """Names in /etc/tuned/active_profile (tuned merges several, space separated)."""
-    text = read_text(_join(root, os.path.join(TUNED_ETC, 'active_profile'))) or ''
-    return [name for name in re.split(r'[\s,]+', text.strip()) if name]
-
-
-def tuned_reapply_sysctl(root):
-    """tuned-main.conf reapply_sysctl (default 1): the system sysctl files are applied again after [sysctl]."""
-    for line in (read_text(_join(root, os.path.join(TUNED_ETC, 'tuned-main.conf'))) or '').splitlines():
-        line = line.strip()
-        if line.startswith('reapply_sysctl') and '=' in line:
-            return line.split('=', 1)[1].strip().lower() not in FALSE_WORDS
-    return True
-
-
-def tuned_settings(root, profiles):
-    """Effective tuned settings: {('sysctl'|'thp', key): (value, profile name, unit name, unit type)}.
-
-    Units of included profiles come first; a later unit of the same name adds or overrides options,
-    ``replace=1`` drops what came before, ``enabled=false`` switches the unit off.
-    """
-    dirs = [_join(root, d) for d in TUNED_DIRS]
-    units = {}
-    order = []
-    for profile in profiles:
-        for name, dummy, cp in tuned_profile_chain(profile, dirs):
-            for section in cp.sections():
-                if section == 'main':
-                    continue
-                options = dict(cp.items(section))
-                current = units.get(section)
-                if current is None or options.get('replace', '0').strip().lower() in ('1', 'true', 'yes'):
-                    current = {'type': section, 'options': {}}
-                    units[section] = current
-                    if section not in order:
-                        order.append(section)
-                for key, value in options.items():
-                    if key == 'type':
-                        current['type'] = value.strip()
-                    elif key not in ('replace', 'devices', 'priority'):
-                        current['options'][key] = (value.strip(), name)
-    found = {}
-    for section in order:
-        unit = units[section]
-        enabled = unit['options'].get('enabled', ('true', None))[0].lower()
-        if enabled in FALSE_WORDS:
-            continue
-        for key, (value, profile) in unit['options'].items():
-            if key == 'enabled':
-                continue
-            if unit['type'] == 'sysctl':
-                found[('sysctl', normalise_name(key))] = (normalise_value(value), profile, section, 'sysctl')
-            elif unit['type'] == 'vm' and key in TUNED_VM_OPTIONS:
-                found[TUNED_VM_OPTIONS[key]] = (normalise_value(value), profile, section, 'vm')
-    return found
-
-
-def tuned_differs(value, wanted):
-    """Whether a tuned value would change ``wanted``; tuned's '>N'/'<N' only raise/lower."""
-    if '${' in value:
-        return None
-    if value[:1] in '<>' and re.fullmatch(r'[<>]\s*-?\d+', value) and re.fullmatch(r'-?\d+', str(wanted)):
-        number = int(value[1:].strip())
-        return number > int(wanted) if value[0] == '>' else number < int(wanted)
-    return normalise_value(value) != normalise_value(wanted)
-
-
-TUNED_OVERRIDE_TEMPLATE = """\
-# Managed by Ansible (iotune.storage.kernel).
-# Same as tuned profile(s) "{parent}", but with the kernel settings of the iotune.storage profile:
-# tuned would otherwise overwrite them ({reasons}).
-[main]
-summary={parent} with the kernel settings of iotune.storage
-include={parent}
-{units}"""
-
-
-def render_tuned_override(parent, conflicts, reasons):
-    """tuned.conf text for the override profile: the parent plus our values for the conflicting keys."""
-    sysctl = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'sysctl')
-    vm = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'thp')
-    units = ''
-    if sysctl:
-        units += '\n[sysctl]\n' + ''.join('%s=%s\n' % kv for kv in sysctl)
-    if vm:
-        names = {'enabled': 'transparent_hugepages', 'defrag': 'transparent_hugepage.defrag'}
-        units += '\n[vm]\n' + ''.join('%s=%s\n' % (names[key], value) for key, value in vm)
-    return TUNED_OVERRIDE_TEMPLATE.format(parent=parent, reasons='; '.join(reasons), units=units)
 
 
 # ---------------------------------------------------------------------------------------------

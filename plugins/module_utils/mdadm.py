@@ -16,6 +16,15 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.device_safety import parse_export
+# md identity lives in md_identity.py (no dependencies, so the sysfs readers use it too); re-exported here
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import (  # noqa: F401 pylint: disable=unused-import
+    identity,
+    md_uuid_colon,
+    name_matches,
+    name_regexp,
+    short_name,
+    udev_name_glob,
+)
 from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
 
 __metaclass__ = type
@@ -24,11 +33,23 @@ NAME_RE = re.compile(r'^[A-Za-z0-9_.-]{1,32}$')
 LEVEL_NAMES = {0: 'raid0', 1: 'raid1', 4: 'raid4', 5: 'raid5', 6: 'raid6', 10: 'raid10'}
 
 
-def short_name(md_name):
-    """Superblock name without the 'homehost:' prefix ('web1:data' -> 'data')."""
-    if md_name is None:
-        return None
-    return md_name.split(':', 1)[1] if ':' in md_name else md_name
+def stale_conf_line_regexp(name, uuid=None, wanted_line=None):
+    """Regexp of mdadm.conf lines that describe array ``name`` (by /dev/md/NAME, name= or UUID) and are not
+    exactly ``wanted_line`` (every such line when ``wanted_line`` is None)."""
+    ids = [r'\s/dev/md/%s(?:\s|$)' % re.escape(name), r'\sname=%s(?:\s|$)' % name_regexp(name)]
+    if uuid:
+        ids.append(r'\s(?:UUID|uuid)=%s(?:\s|$)' % re.escape(uuid))
+    keep = r'(?!%s\s*$)' % re.escape(wanted_line) if wanted_line else ''
+    return r'^%s\s*ARRAY.*(?:%s)' % (keep, '|'.join(ids))
+
+
+def conf_update(text, name, uuid=None, wanted_line=None):
+    """mdadm.conf ``text`` with the stale lines of array ``name`` removed and ``wanted_line`` present once."""
+    stale = re.compile(stale_conf_line_regexp(name, uuid, wanted_line))
+    lines = [line for line in (text or '').splitlines() if not stale.search(line)]
+    if wanted_line and wanted_line not in lines:
+        lines.append(wanted_line)
+    return '\n'.join(lines) + '\n' if lines else ''
 
 
 def parse_size_kb(text):
@@ -152,13 +173,8 @@ def parse_examine_export(text):
 
 
 def blkid_uuid_to_mdadm(uuid):
-    """blkid prints md UUIDs as 8-4-4-4-12; mdadm as 4 colon separated groups of 8."""
-    if not uuid:
-        return None
-    flat = uuid.replace('-', '').replace(':', '').lower()
-    if len(flat) != 32:
-        return uuid
-    return ':'.join(flat[i:i + 8] for i in range(0, 32, 8))
+    """blkid prints md UUIDs as 8-4-4-4-12; mdadm as 4 colon separated groups of 8 (see md_uuid_colon)."""
+    return md_uuid_colon(uuid)
 
 
 def predicted_md_name(name, homehost, hostname):

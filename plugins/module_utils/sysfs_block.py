@@ -15,6 +15,9 @@ from __future__ import annotations
 import fnmatch
 import os
 
+from ansible_collections.iotune.storage.plugins.module_utils import ebs
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon
+
 # Field names of /sys/class/block/<dev>/stat, in order
 # (Documentation/block/stat.rst). Older kernels have 11 (< 4.18) or
 # 15 (< 5.5) fields; missing trailing fields are reported as None.
@@ -294,14 +297,9 @@ def normalize_md_uuid(value):
     """Return an md UUID in mdadm's colon form (``xxxxxxxx:xxxxxxxx:xxxxxxxx:xxxxxxxx``).
 
     Accepts the kernel's ``md/uuid`` form (8-4-4-4-12 with dashes) and mdadm's form.
-    Anything that is not 32 hex digits is returned unchanged.
+    Anything that is not 32 hex digits is returned unchanged (md_identity.md_uuid_colon).
     """
-    if not value:
-        return None
-    hexdigits = value.replace('-', '').replace(':', '').strip().lower()
-    if len(hexdigits) != 32 or any(c not in '0123456789abcdef' for c in hexdigits):
-        return value
-    return ':'.join(hexdigits[i:i + 8] for i in range(0, 32, 8))
+    return md_uuid_colon(value.strip() if value else value)
 
 
 def kernel_default_read_ahead_kb(optimal_io_size, page_size=4096):
@@ -568,12 +566,9 @@ class BlockInventory(object):
         }
 
     def _cloud(self, name, dtype, sysdir, model, vendor, serial):
-        if model == 'Amazon Elastic Block Store':
-            vol = None
-            if serial and serial.startswith('vol'):
-                vol = serial if serial[3:4] == '-' else 'vol-' + serial[3:]
-            return {'provider': 'aws', 'ebs_volume_id': vol, 'instance_store': False}
-        if model == 'Amazon EC2 NVMe Instance Storage':
+        if model == ebs.EBS_MODEL:
+            return {'provider': 'aws', 'ebs_volume_id': ebs.volume_id_for_serial(serial), 'instance_store': False}
+        if model == ebs.INSTANCE_STORE_MODEL:
             return {'provider': 'aws', 'ebs_volume_id': None, 'instance_store': True}
         if vendor == 'Msft' and model == 'Virtual Disk':
             address = None

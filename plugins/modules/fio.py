@@ -427,6 +427,7 @@ fio_version:
   sample: fio-3.33
 """
 
+import copy
 import glob
 import os
 import re
@@ -435,16 +436,12 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import fio_report
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
-from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
-    SysfsBlockError,
-    device_for_path,
-    read_block_stat,
-)
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
 
 FILE_PREFIX = 'iotune-fio.'
-# Roots of sysfs and procfs (tests point them at fake trees).
-SYS_ROOT = '/sys'
-PROC_ROOT = '/proc'
+# Root of the host the module reads (tests point it at a fake tree).
+HOST_ROOT = '/'
 REFUSED_KEYS = frozenset((
     'filename', 'directory', 'filename_format', 'opendir', 'readonly', 'unlink', 'unlink_each_loop',
     'rw', 'readwrite', 'create_only', 'output', 'output-format', 'trim_percentage', 'verify',
@@ -464,52 +461,40 @@ _WS_RE = re.compile(r'[\s=]')
 ALLOWED_RW = frozenset(('read', 'randread'))
 
 
+class FioError(Exception):
+    """A refusal or failure; ``data`` goes into the module result."""
+
+    def __init__(self, msg, **data):
+        super(FioError, self).__init__(msg)
+        self.data = copy.deepcopy(data)     # as it was when raised: later clean-up does not change it
+
+
 class Measurer(object):
-    """Everything that touches the host, with roots overridable for tests."""
+    """Everything that touches the host: block devices through the module's BlockHost, processes, fio."""
 
-    def __init__(self, module, sys_root='/sys', proc_root='/proc'):
+    def __init__(self, module, host):
         self.module = module
-        self.sys_root = sys_root
-        self.proc_root = proc_root
+        self.host = host
 
-    # ---- sysfs -------------------------------------------------------------------------------
+    # ---- block devices (module_utils/host.py) ------------------------------------------------------
     def members(self, device):
-        path = os.path.join(self.sys_root, 'class', 'block', device, 'slaves')
-        try:
-            return sorted(os.listdir(path))
-        except OSError:
-            return []
+        return self.host.slaves(device)
 
     def readahead_device(self, device):
         """The device owning queue/read_ahead_kb: itself, or the parent disk of a partition."""
-        base = os.path.join(self.sys_root, 'class', 'block', device)
-        if os.path.exists(os.path.join(base, 'queue', 'read_ahead_kb')):
-            return device
-        parent = os.path.basename(os.path.dirname(os.path.realpath(base)))
-        if os.path.exists(os.path.join(self.sys_root, 'class', 'block', parent, 'queue', 'read_ahead_kb')):
-            return parent
-        raise SysfsBlockError('no queue/read_ahead_kb for %s or its parent' % device)
-
-    def ra_path(self, device):
-        return os.path.join(self.sys_root, 'class', 'block', device, 'queue', 'read_ahead_kb')
+        return self.host.readahead_device(device)
 
     def get_ra(self, device):
-        with open(self.ra_path(device)) as f:
-            return int(f.read().split()[0])
+        return self.host.read_ahead_kb(device)
 
     def set_ra(self, device, value):
-        with open(self.ra_path(device), 'w') as f:
-            f.write('%d\n' % value)
-        return self.get_ra(device)
+        return self.host.set_read_ahead_kb(device, value)
 
     def snapshot(self, device, members):
-        return (read_block_stat(device, self.sys_root),
-                dict((m, read_block_stat(m, self.sys_root)) for m in members))
+        return (self.host.block_stat(device), dict((m, self.host.block_stat(m)) for m in members))
 
     def drop_caches(self):
-        os.sync()
-        with open(os.path.join(self.proc_root, 'sys', 'vm', 'drop_caches'), 'w') as f:
-            f.write('3\n')
+        self.host.drop_caches()
 
     def evict(self, paths):
         """Evict the clean pages of ``paths`` (the test files) from the page cache; True when all were."""
@@ -541,13 +526,13 @@ class Measurer(object):
         unreadable = 0
         me = os.getpid()
         try:
-            pids = sorted((int(p) for p in os.listdir(self.proc_root) if p.isdigit()))
+            pids = sorted((int(p) for p in os.listdir(self.host.proc_root) if p.isdigit()))
         except OSError:
             return holders, 0
         for pid in pids:
             if pid == me:
                 continue
-            base = os.path.join(self.proc_root, str(pid))
+            base = os.path.join(self.host.proc_root, str(pid))
             try:
                 hit = _process_hit(base, dev, scope)
             except PermissionError:
@@ -570,9 +555,8 @@ class Measurer(object):
     def run(self, argv, what):
         rc, out, err = self.module.run_command(argv)
         if rc != 0:
-            self.module.fail_json(
-                msg='fio %s failed (rc=%d): %s' % (what, rc, (err or out).strip()[-2000:]),
-                cmd=argv, rc=rc, stdout=out, stderr=err)
+            raise FioError('fio %s failed (rc=%d): %s' % (what, rc, (err or out).strip()[-2000:]),
+                           cmd=argv, rc=rc, stdout=out, stderr=err)
         return out
 
 
@@ -765,8 +749,8 @@ def job_file_plan(text, size_bytes, directory, name):
     return header + text, total
 
 
-def run_module():
-    module = AnsibleModule(
+def build_module():
+    return AnsibleModule(
         argument_spec=dict(
             directory=dict(type='path', required=True),
             expected_mount=dict(type='path'),
@@ -801,242 +785,303 @@ def run_module():
         ),
         supports_check_mode=True,
     )
-    run_fio(module, Measurer(module, SYS_ROOT, PROC_ROOT))
 
 
-def _fail(module, msg, **kw):
-    module.fail_json(msg=msg, **kw)
+class FioRun(object):
+    """One module call: small steps that raise FioError; ``run()`` returns the result."""
 
+    def __init__(self, module, measurer):
+        self.module = module
+        self.host = measurer
+        self.p = module.params
+        self.result = dict(changed=False)
 
-def run_fio(module, host):
-    p = module.params
-    result = dict(changed=False)
-    directory = os.path.realpath(p['directory'])
-    if not p['name'] or '/' in p['name'] or p['name'].startswith('.'):
-        _fail(module, 'name %r must be a plain job name (no "/")' % p['name'])
-    if p['repeat'] < 1:
-        _fail(module, 'repeat must be >= 1')
-    if p['time_based'] and not p['runtime']:
-        _fail(module, 'time_based requires runtime')
-    if p['read_ahead_kb'] is not None and p['read_ahead_kb'] < 0:
-        _fail(module, 'read_ahead_kb must be >= 0')
-    if p['test_file'] and (not p['test_file'].startswith(FILE_PREFIX) or '/' in p['test_file']):
-        _fail(module, 'test_file %r must be a base name starting with %r' % (p['test_file'], FILE_PREFIX))
-    if p['job_file'] and p['test_file']:
-        _fail(module, 'test_file cannot be used with job_file (file names come from the job sections)')
-    try:
-        drop_mode = drop_caches_mode(p['drop_caches'])
-        check_extra(p['extra'])
-        size_bytes = None if p['size'] == 'auto' else fio_report.parse_size(p['size'])
-        margin = fio_report.parse_size(p['free_space_margin'])
-        if p['io_size']:
-            fio_report.parse_size(p['io_size'])
-        fio_report.check_thresholds({}, p['thresholds'])  # validates names and limits
-    except FioReportError as exc:
-        _fail(module, str(exc))
-    if size_bytes is not None and size_bytes <= 0:
-        _fail(module, 'size must be > 0')
+    def refuse(self, msg, with_result=False):
+        raise FioError(msg, **(self.result if with_result else {}))
+
+    # ---- parameters ---------------------------------------------------------------------------
+    def check_params(self):
+        """Validate the parameters; sets drop_mode, size_bytes (None for auto) and margin."""
+        p = self.p
+        if not p['name'] or '/' in p['name'] or p['name'].startswith('.'):
+            self.refuse('name %r must be a plain job name (no "/")' % p['name'])
+        if p['repeat'] < 1:
+            self.refuse('repeat must be >= 1')
+        if p['time_based'] and not p['runtime']:
+            self.refuse('time_based requires runtime')
+        if p['read_ahead_kb'] is not None and p['read_ahead_kb'] < 0:
+            self.refuse('read_ahead_kb must be >= 0')
+        if p['test_file'] and (not p['test_file'].startswith(FILE_PREFIX) or '/' in p['test_file']):
+            self.refuse('test_file %r must be a base name starting with %r' % (p['test_file'], FILE_PREFIX))
+        if p['job_file'] and p['test_file']:
+            self.refuse('test_file cannot be used with job_file (file names come from the job sections)')
+        try:
+            self.drop_mode = drop_caches_mode(p['drop_caches'])
+            check_extra(p['extra'])
+            self.size_bytes = None if p['size'] == 'auto' else fio_report.parse_size(p['size'])
+            self.margin = fio_report.parse_size(p['free_space_margin'])
+            if p['io_size']:
+                fio_report.parse_size(p['io_size'])
+            fio_report.check_thresholds({}, p['thresholds'])  # validates names and limits
+        except FioReportError as exc:
+            self.refuse(str(exc))
+        if self.size_bytes is not None and self.size_bytes <= 0:
+            self.refuse('size must be > 0')
 
     # ---- where are we? --------------------------------------------------------------------------
-    if not os.path.isdir(directory):
-        if module.check_mode:
-            result['msg'] = 'directory %s does not exist (yet); nothing would be measured now' % directory
-            result['skipped_reason'] = result['msg']
-            module.exit_json(**result)
-        _fail(module, 'directory %s does not exist or is not a directory' % directory)
-    mountpoint = mount_point_of(directory)
-    result['mountpoint'] = mountpoint
-    if p['expected_mount'] and os.path.realpath(p['expected_mount']) != mountpoint:
-        _fail(module, '%s is on the filesystem mounted at %s, not on expected_mount %s: refusing to measure'
-              % (directory, mountpoint, p['expected_mount']), mountpoint=mountpoint)
-    try:
-        device = device_for_path(directory, proc_root=host.proc_root, sys_root=host.sys_root)
-    except SysfsBlockError as exc:
-        _fail(module, 'refusing to measure %s: %s' % (directory, exc))
-    result['device'] = device
-    members = host.members(device)
-    st = os.statvfs(directory)
-    free = st.f_bavail * st.f_frsize
-    result['free_bytes'] = free
-    test_file = os.path.join(directory, p['test_file'] or '%s%s.dat' % (FILE_PREFIX, p['name']))
-    if size_bytes is None:
-        if p['job_file']:
-            _fail(module, 'size=auto is not supported with job_file')
-        existing_size = os.path.getsize(test_file) if os.path.exists(test_file) else 0
-        size_bytes = fio_report.auto_size(free, existing_size)
-        p['size'] = str(size_bytes)
-    result['size_bytes'] = size_bytes
-
-    # ---- readahead only -----------------------------------------------------------------------
-    ra_dev = None
-    if p['read_ahead_kb'] is not None or not p['run_job']:
+    def locate(self):
+        """Mount point, device, members, free space and test file size of ``directory``."""
+        p = self.p
+        directory = self.directory
+        mountpoint = mount_point_of(directory)
+        self.mountpoint = mountpoint
+        self.result['mountpoint'] = mountpoint
+        if p['expected_mount'] and os.path.realpath(p['expected_mount']) != mountpoint:
+            raise FioError('%s is on the filesystem mounted at %s, not on expected_mount %s: refusing to measure'
+                           % (directory, mountpoint, p['expected_mount']), mountpoint=mountpoint)
         try:
-            ra_dev = host.readahead_device(device)
-            previous = host.get_ra(ra_dev)
+            self.device = self.host.host.device_for_path(directory)
+        except SysfsBlockError as exc:
+            self.refuse('refusing to measure %s: %s' % (directory, exc))
+        self.result['device'] = self.device
+        self.members = self.host.members(self.device)
+        st = os.statvfs(directory)
+        self.free = st.f_bavail * st.f_frsize
+        self.result['free_bytes'] = self.free
+        self.test_file = os.path.join(directory, p['test_file'] or '%s%s.dat' % (FILE_PREFIX, p['name']))
+        if self.size_bytes is None:
+            if p['job_file']:
+                self.refuse('size=auto is not supported with job_file')
+            existing_size = os.path.getsize(self.test_file) if os.path.exists(self.test_file) else 0
+            self.size_bytes = fio_report.auto_size(self.free, existing_size)
+            p['size'] = str(self.size_bytes)
+        self.result['size_bytes'] = self.size_bytes
+
+    # ---- readahead ----------------------------------------------------------------------------
+    def readahead_only(self):
+        """Read the readahead when it is needed; the result when the call is about readahead only, else None."""
+        p = self.p
+        self.ra_dev = None
+        if p['read_ahead_kb'] is None and p['run_job']:
+            return None
+        try:
+            self.ra_dev = self.host.readahead_device(self.device)
+            previous = self.host.get_ra(self.ra_dev)
         except (SysfsBlockError, OSError, ValueError) as exc:
-            _fail(module, 'cannot read readahead of %s: %s' % (device, exc))
-    if p['read_ahead_kb'] is None and not p['run_job']:
-        # readahead only: report the current value and run nothing
-        result['read_ahead'] = dict(device=ra_dev, previous=previous, used=previous, restored=False)
-        module.exit_json(**result)
-    if p['read_ahead_kb'] is not None:
-        result['read_ahead'] = dict(device=ra_dev, previous=previous, used=None, restored=False)
-        if not p['run_job']:
-            changed = previous != p['read_ahead_kb']
-            if changed and not module.check_mode:
-                try:
-                    used = host.set_ra(ra_dev, p['read_ahead_kb'])
-                except (OSError, ValueError) as exc:
-                    _fail(module, 'cannot set %s read_ahead_kb=%d: %s' % (ra_dev, p['read_ahead_kb'], exc))
-            else:
-                used = p['read_ahead_kb'] if module.check_mode else previous
-            result['read_ahead']['used'] = used
-            result['changed'] = changed
-            module.exit_json(**result)
+            self.refuse('cannot read readahead of %s: %s' % (self.device, exc))
+        if p['read_ahead_kb'] is None:
+            # readahead only: report the current value and run nothing
+            self.result['read_ahead'] = dict(device=self.ra_dev, previous=previous, used=previous, restored=False)
+            return self.result
+        self.result['read_ahead'] = dict(device=self.ra_dev, previous=previous, used=None, restored=False)
+        if p['run_job']:
+            return None
+        changed = previous != p['read_ahead_kb']
+        if changed and not self.module.check_mode:
+            used = self.set_ra(p['read_ahead_kb'])
+        else:
+            used = p['read_ahead_kb'] if self.module.check_mode else previous
+        self.result['read_ahead']['used'] = used
+        self.result['changed'] = changed
+        return self.result
+
+    def set_ra(self, value):
+        try:
+            return self.host.set_ra(self.ra_dev, value)
+        except (OSError, ValueError) as exc:
+            self.refuse('cannot set %s read_ahead_kb=%d: %s' % (self.ra_dev, value, exc))
 
     # ---- nobody may use the filesystem ----------------------------------------------------------
-    # read-only check, also in check mode (a refusal is a correct prediction)
-    fs_dev = os.stat(mountpoint).st_dev
-    scope = mountpoint if mountpoint != '/' else directory
-    holders, unreadable = host.open_files(fs_dev, scope)
-    result['open_files'] = holders
-    if holders and not p['allow_open_files']:
-        _fail(module, 'refusing to measure %s: %d process(es) hold files on the filesystem mounted at %s: %s. '
-              'Stop them (a database must not be benchmarked under its feet), or set allow_open_files=true '
-              '(role fio_verify: fio_verify_force=true)'
-              % (directory, len(holders), mountpoint,
-                 ', '.join('pid %d (%s, %s %s)' % (h['pid'], h['comm'], h['how'], h['path']) for h in holders)),
-              **result)
-    if unreadable:
-        module.warn('%d process(es) could not be inspected for open files on %s (run as root)'
-                    % (unreadable, mountpoint))
+    def check_open_files(self):
+        """Refuse when processes hold files on the filesystem (read-only; also in check mode)."""
+        mountpoint = self.mountpoint
+        self.fs_dev = os.stat(mountpoint).st_dev
+        scope = mountpoint if mountpoint != '/' else self.directory
+        holders, unreadable = self.host.open_files(self.fs_dev, scope)
+        self.result['open_files'] = holders
+        if holders and not self.p['allow_open_files']:
+            self.refuse('refusing to measure %s: %d process(es) hold files on the filesystem mounted at %s: %s. '
+                        'Stop them (a database must not be benchmarked under its feet), or set allow_open_files=true '
+                        '(role fio_verify: fio_verify_force=true)'
+                        % (self.directory, len(holders), mountpoint,
+                           ', '.join('pid %d (%s, %s %s)' % (h['pid'], h['comm'], h['how'], h['path']) for h in holders)),
+                        with_result=True)
+        if unreadable:
+            self.module.warn('%d process(es) could not be inspected for open files on %s (run as root)'
+                             % (unreadable, mountpoint))
 
     # ---- plan the commands --------------------------------------------------------------------
-    fio_bin = module.get_bin_path('fio', required=not module.check_mode) or 'fio'
-    job_path = None
-    if p['job_file']:
-        try:
-            with open(p['job_file']) as f:
-                text = f.read()
-            wrapped, needed = job_file_plan(text, size_bytes, directory, p['name'])
-        except (IOError, OSError) as exc:
-            _fail(module, 'cannot read job_file %s: %s' % (p['job_file'], exc))
-        except (FioReportError, ValueError) as exc:
-            _fail(module, 'job_file %s: %s' % (p['job_file'], exc))
-        base = [fio_bin]
-        test_glob = os.path.join(directory, '%s%s.*.dat' % (FILE_PREFIX, p['name']))
-        existing = dict((f, os.path.getsize(f)) for f in glob.glob(test_glob))
-    else:
-        base = job_argv(p, fio_bin, test_file)
-        needed = size_bytes
-        test_glob = None
-        existing = {test_file: os.path.getsize(test_file)} if os.path.exists(test_file) else {}
-    layout_cmd = base + ['--create_only=1', '--output-format=json']
-    cmd = base + ['--readonly', '--output-format=json']
-    result['layout_cmd'] = layout_cmd
-    result['cmd'] = cmd
+    def plan_commands(self):
+        """layout and measured commands, the bytes the test files need and the files already there."""
+        p = self.p
+        directory = self.directory
+        fio_bin = self.module.get_bin_path('fio', required=not self.module.check_mode) or 'fio'
+        self.wrapped = None
+        if p['job_file']:
+            try:
+                with open(p['job_file']) as f:
+                    text = f.read()
+                self.wrapped, self.needed = job_file_plan(text, self.size_bytes, directory, p['name'])
+            except (IOError, OSError) as exc:
+                self.refuse('cannot read job_file %s: %s' % (p['job_file'], exc))
+            except (FioReportError, ValueError) as exc:
+                self.refuse('job_file %s: %s' % (p['job_file'], exc))
+            base = [fio_bin]
+            self.test_glob = os.path.join(directory, '%s%s.*.dat' % (FILE_PREFIX, p['name']))
+            self.existing = dict((f, os.path.getsize(f)) for f in glob.glob(self.test_glob))
+        else:
+            base = job_argv(p, fio_bin, self.test_file)
+            self.needed = self.size_bytes
+            self.test_glob = None
+            self.existing = {self.test_file: os.path.getsize(self.test_file)} if os.path.exists(self.test_file) else {}
+        self.layout_cmd = base + ['--create_only=1', '--output-format=json']
+        self.cmd = base + ['--readonly', '--output-format=json']
+        self.result['layout_cmd'] = self.layout_cmd
+        self.result['cmd'] = self.cmd
 
-    # ---- free space -------------------------------------------------------------------------------
-    missing = max(0, needed - sum(existing.values()))
-    if missing + margin > free:
-        _fail(module, 'not enough free space in %s: test file(s) need %s more, margin %s, free %s'
-              % (directory, fio_report.fmt_bytes(missing), fio_report.fmt_bytes(margin),
-                 fio_report.fmt_bytes(free)), **result)
-
-    if module.check_mode:
-        result['msg'] = 'check mode: would lay out %s and run %d measured run(s) on %s' % (
-            fio_report.fmt_bytes(needed), p['repeat'], device)
-        module.exit_json(**result)
+    def check_free_space(self):
+        missing = max(0, self.needed - sum(self.existing.values()))
+        if missing + self.margin > self.free:
+            self.refuse('not enough free space in %s: test file(s) need %s more, margin %s, free %s'
+                        % (self.directory, fio_report.fmt_bytes(missing), fio_report.fmt_bytes(self.margin),
+                           fio_report.fmt_bytes(self.free)), with_result=True)
 
     # ---- page cache ------------------------------------------------------------------------------
-    buffered = bool(p['job_file'] or not p['direct'])
-    data_found = first_data_file(mountpoint, fs_dev) if drop_mode == 'auto' and buffered else None
-    drop = buffered and (drop_mode == 'always' or (drop_mode == 'auto' and data_found is None))
-    page_cache = dict(mode=drop_mode, buffered=buffered, host_cache_dropped=drop, test_file_evicted=False, data_found=data_found)
-    if not buffered:
-        page_cache['note'] = 'direct I/O: the page cache is not used'
-    elif drop:
-        page_cache['note'] = 'host page cache dropped before every run (drop_caches=%s%s)' % (
-            drop_mode, ': the filesystem holds no files' if drop_mode == 'auto' else '')
-    elif drop_mode == 'auto':
-        page_cache['note'] = ('host page cache not dropped: the filesystem holds files (e.g. %s); only the '
-                              'test file was evicted (set drop_caches=always to drop the whole cache)' % data_found)
-    else:
-        page_cache['note'] = 'host page cache not dropped (drop_caches=never); only the test file was evicted'
+    def plan_page_cache(self):
+        """Whether the runs are buffered and the host cache is dropped before each; the page_cache result."""
+        drop_mode = self.drop_mode
+        buffered = bool(self.p['job_file'] or not self.p['direct'])
+        data_found = first_data_file(self.mountpoint, self.fs_dev) if drop_mode == 'auto' and buffered else None
+        drop = buffered and (drop_mode == 'always' or (drop_mode == 'auto' and data_found is None))
+        page_cache = dict(mode=drop_mode, buffered=buffered, host_cache_dropped=drop, test_file_evicted=False,
+                          data_found=data_found)
+        if not buffered:
+            page_cache['note'] = 'direct I/O: the page cache is not used'
+        elif drop:
+            page_cache['note'] = 'host page cache dropped before every run (drop_caches=%s%s)' % (
+                drop_mode, ': the filesystem holds no files' if drop_mode == 'auto' else '')
+        elif drop_mode == 'auto':
+            page_cache['note'] = ('host page cache not dropped: the filesystem holds files (e.g. %s); only the '
+                                  'test file was evicted (set drop_caches=always to drop the whole cache)' % data_found)
+        else:
+            page_cache['note'] = 'host page cache not dropped (drop_caches=never); only the test file was evicted'
+        self.buffered = buffered
+        self.drop = drop
+        self.page_cache = page_cache
 
     # ---- run --------------------------------------------------------------------------------------
-    tmp_job = None
-    created = []
-    runs = []
-    try:
-        if p['job_file']:
-            tmp_job = os.path.join(module.tmpdir, 'job.fio')
-            with open(tmp_job, 'w') as f:
-                f.write(wrapped)
-            layout_cmd.append(tmp_job)
-            cmd.append(tmp_job)
-        host.run(layout_cmd, 'layout')
-        if test_glob:
-            created = [f for f in glob.glob(test_glob) if f not in existing]
-        elif not existing:
-            created = [test_file]
-        if ra_dev is not None:
-            try:
-                result['read_ahead']['used'] = host.set_ra(ra_dev, p['read_ahead_kb'])
-            except (OSError, ValueError) as exc:
-                _fail(module, 'cannot set %s read_ahead_kb=%d: %s' % (ra_dev, p['read_ahead_kb'], exc))
-        test_files = sorted(glob.glob(test_glob)) if test_glob else [test_file]
+    def measure(self):
+        """Lay out the test files, run the measured runs; readahead restored and test files removed after.
+
+        Returns (runs, evicted).
+        """
+        p = self.p
+        created = []
+        runs = []
         evicted = True
-        for _i in range(p['repeat']):
-            if buffered:
-                evicted = host.evict(test_files) and evicted
-                if drop:
-                    host.drop_caches()
-            before, members_before = host.snapshot(device, members)
-            out = host.run(cmd, 'measured run')
-            after, members_after = host.snapshot(device, members)
-            data = fio_report.load_fio_json(out)
-            runs.append(fio_report.build_run_result(data, device, before, after, members_before, members_after))
-    except (FioReportError, SysfsBlockError, OSError) as exc:
-        result['runs'] = runs
-        _fail(module, 'measurement failed: %s' % exc, **result)
-    finally:
-        if ra_dev is not None and p['restore_read_ahead']:
+        try:
+            if p['job_file']:
+                tmp_job = os.path.join(self.module.tmpdir, 'job.fio')
+                with open(tmp_job, 'w') as f:
+                    f.write(self.wrapped)
+                self.layout_cmd.append(tmp_job)
+                self.cmd.append(tmp_job)
+            self.host.run(self.layout_cmd, 'layout')
+            if self.test_glob:
+                created = [f for f in glob.glob(self.test_glob) if f not in self.existing]
+            elif not self.existing:
+                created = [self.test_file]
+            if self.ra_dev is not None:
+                self.result['read_ahead']['used'] = self.set_ra(p['read_ahead_kb'])
+            test_files = sorted(glob.glob(self.test_glob)) if self.test_glob else [self.test_file]
+            for _i in range(p['repeat']):
+                if self.buffered:
+                    evicted = self.host.evict(test_files) and evicted
+                    if self.drop:
+                        self.host.drop_caches()
+                before, members_before = self.host.snapshot(self.device, self.members)
+                out = self.host.run(self.cmd, 'measured run')
+                after, members_after = self.host.snapshot(self.device, self.members)
+                data = fio_report.load_fio_json(out)
+                runs.append(fio_report.build_run_result(data, self.device, before, after, members_before, members_after))
+        except (FioReportError, SysfsBlockError, OSError) as exc:
+            self.result['runs'] = runs
+            raise FioError('measurement failed: %s' % exc, **self.result)
+        finally:
+            self.clean_up(created)
+        return runs, evicted
+
+    def clean_up(self, created):
+        if self.ra_dev is not None and self.p['restore_read_ahead']:
             try:
-                host.set_ra(ra_dev, result['read_ahead']['previous'])
-                result['read_ahead']['restored'] = True
+                self.host.set_ra(self.ra_dev, self.result['read_ahead']['previous'])
+                self.result['read_ahead']['restored'] = True
             except (OSError, ValueError):
-                result['read_ahead']['restored'] = False
-        if not p['keep_file']:
-            for path in set(list(existing) + created):
+                self.result['read_ahead']['restored'] = False
+        if not self.p['keep_file']:
+            for path in set(list(self.existing) + created):
                 try:
                     os.unlink(path)
                 except OSError:
                     pass
 
-    page_cache['test_file_evicted'] = bool(buffered and evicted)
-    if buffered and not evicted and not drop:
-        page_cache['note'] += ' (eviction of the test file failed: results may be warm)'
-    result['page_cache'] = page_cache
-    agg = fio_report.aggregate_runs(runs, p['noise_max'])
-    passed, checks = fio_report.check_thresholds(agg, p['thresholds'], p['noise_max'])
-    result.update(agg)
-    result['runs'] = runs
-    result['fio_version'] = runs[-1].get('fio_version')
-    result['fio_disk_util_read_bytes'] = runs[-1].get('fio_disk_util_read_bytes')
-    result['thresholds'] = checks
-    result['thresholds_passed'] = passed
-    result['verdict'] = fio_report.verdict(checks, p['noise_max'])
-    result['summary'] = fio_report.summary_line(p['name'], agg, result['verdict'])
-    result['summary_header'] = fio_report.SUMMARY_HEADER
-    if ra_dev is not None and p['restore_read_ahead'] and not result['read_ahead']['restored']:
-        _fail(module, 'could not restore %s read_ahead_kb to %s' % (ra_dev, result['read_ahead']['previous']),
-              **result)
-    module.exit_json(**result)
+    def report(self, runs, evicted):
+        p = self.p
+        result = self.result
+        page_cache = self.page_cache
+        page_cache['test_file_evicted'] = bool(self.buffered and evicted)
+        if self.buffered and not evicted and not self.drop:
+            page_cache['note'] += ' (eviction of the test file failed: results may be warm)'
+        result['page_cache'] = page_cache
+        agg = fio_report.aggregate_runs(runs, p['noise_max'])
+        passed, checks = fio_report.check_thresholds(agg, p['thresholds'], p['noise_max'])
+        result.update(agg)
+        result['runs'] = runs
+        result['fio_version'] = runs[-1].get('fio_version')
+        result['fio_disk_util_read_bytes'] = runs[-1].get('fio_disk_util_read_bytes')
+        result['thresholds'] = checks
+        result['thresholds_passed'] = passed
+        result['verdict'] = fio_report.verdict(checks, p['noise_max'])
+        result['summary'] = fio_report.summary_line(p['name'], agg, result['verdict'])
+        result['summary_header'] = fio_report.SUMMARY_HEADER
+        if self.ra_dev is not None and p['restore_read_ahead'] and not result['read_ahead']['restored']:
+            self.refuse('could not restore %s read_ahead_kb to %s' % (self.ra_dev, result['read_ahead']['previous']),
+                        with_result=True)
+        return result
+
+    def run(self):
+        self.check_params()
+        self.directory = os.path.realpath(self.p['directory'])
+        if not os.path.isdir(self.directory):
+            if self.module.check_mode:
+                self.result['msg'] = 'directory %s does not exist (yet); nothing would be measured now' % self.directory
+                self.result['skipped_reason'] = self.result['msg']
+                return self.result
+            self.refuse('directory %s does not exist or is not a directory' % self.directory)
+        self.locate()
+        done = self.readahead_only()
+        if done is not None:
+            return done
+        self.check_open_files()
+        self.plan_commands()
+        self.check_free_space()
+        if self.module.check_mode:
+            self.result['msg'] = 'check mode: would lay out %s and run %d measured run(s) on %s' % (
+                fio_report.fmt_bytes(self.needed), self.p['repeat'], self.device)
+            return self.result
+        self.plan_page_cache()
+        runs, evicted = self.measure()
+        return self.report(runs, evicted)
 
 
 def main():
-    run_module()
+    module = build_module()
+    job = FioRun(module, Measurer(module, BlockHost(root=HOST_ROOT)))
+    try:
+        result = job.run()
+    except FioError as exc:
+        module.fail_json(msg=str(exc), **exc.data)
+    module.exit_json(**result)
 
 
 if __name__ == '__main__':

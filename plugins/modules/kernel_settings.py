@@ -147,6 +147,7 @@ import tempfile
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
+from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
                'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never')}
@@ -169,7 +170,7 @@ class KernelSettings:
                 raise ks.KernelSettingsError('sysctl: %r is not a sysctl name such as vm.swappiness' % (name,))
             if isinstance(value, bool) or not re.fullmatch(r'-?[0-9]+', str(value).strip()):
                 raise ks.KernelSettingsError('sysctl %s: %r is not an integer' % (name, value))
-            sysctl[ks.normalise_name(str(name))] = str(value).strip()
+            sysctl[tuned.normalise_name(str(name))] = str(value).strip()
         thp = {}
         for key, value in sorted((self.p['thp'] or {}).items()):
             if key not in ks.THP_KEYS:
@@ -184,7 +185,7 @@ class KernelSettings:
         return sysctl, thp
 
     def tuned_path(self, *parts):
-        return os.path.join(self.root, ks.TUNED_ETC, *parts)
+        return os.path.join(self.root, tuned.TUNED_ETC, *parts)
 
     def override_parent(self, profiles):
         """The profile(s) the override includes; when ours is already active, its own include."""
@@ -203,7 +204,7 @@ class KernelSettings:
         parent = self.override_parent(report['tuned']['profiles'])
         reasons = [c for c in report['conflicts'] if 'tuned profile' in c]
         path = self.tuned_path(name, 'tuned.conf')
-        text = ks.render_tuned_override(parent, ks.tuned_override_conflicts(report), reasons)
+        text = tuned.render_tuned_override(parent, ks.tuned_override_conflicts(report), reasons)
         before = ks.read_text(path)
         activate = report['tuned']['profiles'] != [name]
         self.diff = {'before': before or '', 'after': text, 'before_header': path, 'after_header': path}

@@ -134,6 +134,15 @@ options:
       - Seconds to wait for udev and for C(/dev/md/NAME) to appear after create/assemble.
     type: int
     default: 60
+  conf_path:
+    description:
+      - mdadm.conf to keep in step with the array (C(/etc/mdadm/mdadm.conf) on Debian/Ubuntu,
+        C(/etc/mdadm.conf) elsewhere). When set, the lines that describe this array (by C(/dev/md/NAME),
+        C(name=) in either form or its UUID) but differ from RV(array_line) are removed and RV(array_line)
+        is written once; with O(state=absent) every line of the array is removed. A new file is created
+        with mode 0644. RV(conf_changed) tells whether the initramfs (which carries a copy) needs a rebuild.
+      - Unset (the default) leaves mdadm.conf alone.
+    type: path
 notes:
   - Runs C(mdadm), C(blkid), C(wipefs), C(blockdev) and C(udevadm) with argument lists, never through a shell.
   - C(mdadm --create) is run with C(--run) because mdadm's confirmation prompt answers "no" without a
@@ -265,6 +274,10 @@ wiped:
   returned: always
   type: list
   elements: str
+conf_changed:
+  description: Whether O(conf_path) was (or in check mode would be) changed; V(false) without O(conf_path).
+  returned: always
+  type: bool
 wipe_backups:
   description:
     - Files written by C(wipefs --backup) with the erased signature bytes, one per signature; the
@@ -492,6 +505,26 @@ class MdadmArray:
 
     # --- state=present/assembled ----------------------------------------------------------------
     def present(self):
+        """Leave a matching running array, assemble an inactive one, or create a new one (in that order)."""
+        devices, wipe, shared = self.resolve_params()
+        labels = dict((d.kname, d.label) for d in devices)
+        desired = {'level': self.p['level'], 'chunk_kb': self.p['chunk_kb'], 'members': [d.kname for d in devices]}
+        after = md.describe_array(self.name, md.LEVEL_NAMES[self.p['level']], self.p['chunk_kb'],
+                                  ['/dev/%s' % d.kname for d in devices], self.p['metadata'])
+        self.require_mdadm()
+        if self.md_exists():
+            return self.confirm_running(devices, labels, desired), None
+        self.refuse_foreign_name(devices, labels)
+        assembled = self.assemble_inactive(devices, labels, desired, after)
+        if assembled is not None:
+            return assembled, {'before': {}, 'after': after}
+        if self.p['state'] == 'assembled':
+            raise ArrayError('no array named %s found on %s; state=assembled never creates one'
+                             % (self.name, ', '.join(d.label for d in devices)))
+        return self.create(devices, wipe, shared, desired, after), {'before': {}, 'after': after}
+
+    def resolve_params(self):
+        """Validated members, wipe_devices and allow_shared_disk (resolved devices); raises on any error."""
         p = self.p
         errors = md.validate_params(self.name, p['level'], p['chunk_kb'], p['metadata'], len(p['devices'] or []),
                                     allow_single_device=p.get('allow_single_device', False))
@@ -503,84 +536,83 @@ class MdadmArray:
         shared = self.member_subset('allow_shared_disk', 'it only applies to members', member_ids, errors)
         if errors:
             raise ArrayError('array %s: %s' % (self.name, '; '.join(errors)))
-        labels = dict((d.kname, d.label) for d in devices)
-        desired = {'level': p['level'], 'chunk_kb': p['chunk_kb'], 'members': [d.kname for d in devices]}
-        after = md.describe_array(self.name, md.LEVEL_NAMES[p['level']], p['chunk_kb'],
-                                  ['/dev/%s' % d.kname for d in devices], p['metadata'])
-        empty_before = {}
+        return devices, wipe, shared
 
+    def require_mdadm(self):
+        """Without mdadm only check mode can go on (predicting from blkid)."""
         if self.mdadm is None:
             if not self.check_mode:
                 raise ArrayError('mdadm is not installed on this host; install the mdadm package first '
                                  '(the iotune.storage.raid0 role does)')
             self.warn('mdadm is not installed; the result is predicted from blkid only')
 
-        # 1. an array already runs as /dev/md/NAME
-        if self.md_exists():
-            if self.mdadm is None:
-                raise ArrayError('%s exists but mdadm is not installed to inspect it' % self.device)
-            info = self.detail(self.device)
-            if info is None:
-                raise ArrayError('%s exists but mdadm --detail cannot read it' % self.device)
-            kname = md.kernel_name(self.view.path(self.device))
-            if self.inactive(kname, info):
-                raise ArrayError(self.inactive_message(kname, info, devices, labels), existing=info)
-            problems = md.compare_active(self.name, desired, info)
-            if problems:
-                raise ArrayError(problems[0], existing=info)
-            return self.result_from_detail(info), None
+    def confirm_running(self, devices, labels, desired):
+        """1. an array already runs as /dev/md/NAME: it must be active and match."""
+        if self.mdadm is None:
+            raise ArrayError('%s exists but mdadm is not installed to inspect it' % self.device)
+        info = self.detail(self.device)
+        if info is None:
+            raise ArrayError('%s exists but mdadm --detail cannot read it' % self.device)
+        kname = md.kernel_name(self.view.path(self.device))
+        if self.inactive(kname, info):
+            raise ArrayError(self.inactive_message(kname, info, devices, labels), existing=info)
+        problems = md.compare_active(self.name, desired, info)
+        if problems:
+            raise ArrayError(problems[0], existing=info)
+        return self.result_from_detail(info)
 
-        # 2. members already belong to a running array under another name
-        if self.mdadm is not None:
-            for dev in devices:
-                for holder in self.view.holders(dev.kname):
-                    if not holder.startswith('md'):
-                        continue
-                    info = self.detail('/dev/%s' % holder)
-                    if info and md.short_name(info.get('name')) == self.name and self.inactive(holder, info):
-                        raise ArrayError(self.inactive_message(holder, info, devices, labels), existing=info)
-                    if info and md.short_name(info.get('name')) == self.name:
-                        raise ArrayError(
-                            'array %s (UUID %s) is running as /dev/%s but %s does not exist (it was '
-                            'assembled under a foreign name); stop it with "mdadm --stop /dev/%s" and run '
-                            'again to assemble it as %s'
-                            % (self.name, info.get('uuid'), holder, self.device, holder, self.device))
+    def refuse_foreign_name(self, devices, labels):
+        """2. members already belong to a running array of this name under another device name."""
+        if self.mdadm is None:
+            return
+        for dev in devices:
+            for holder in self.view.holders(dev.kname):
+                if not holder.startswith('md'):
+                    continue
+                info = self.detail('/dev/%s' % holder)
+                if not info or not md.name_matches(info.get('name'), self.name):
+                    continue
+                if self.inactive(holder, info):
+                    raise ArrayError(self.inactive_message(holder, info, devices, labels), existing=info)
+                raise ArrayError(
+                    'array %s (UUID %s) is running as /dev/%s but %s does not exist (it was '
+                    'assembled under a foreign name); stop it with "mdadm --stop /dev/%s" and run '
+                    'again to assemble it as %s'
+                    % (self.name, info.get('uuid'), holder, self.device, holder, self.device))
 
-        # 3. inactive array on the members?
+    def assemble_inactive(self, devices, labels, desired, after):
+        """3. the members carry the superblocks of this array: assemble it (None when they do not)."""
         if self.mdadm is not None:
             superblocks = dict((d.kname, self.examine(d)) for d in devices)
         else:
             superblocks = dict((d.kname, self.superblock_from_blkid(d)) for d in devices)
         plan = md.plan_from_superblocks(self.name, desired, superblocks, labels)
-        if plan is not None and plan.action == 'fail':
+        if plan is None:
+            return None
+        if plan.action == 'fail':
             raise ArrayError(plan.messages[0])
-        if plan is not None and plan.action == 'assemble':
-            if not self.check_mode:
-                argv = [self.mdadm, '--assemble', self.device, '--uuid=%s' % plan.uuid]
-                argv += [d.resolved for d in devices]
-                self._cmd(argv, 'mdadm --assemble %s' % self.device)
-                self.settle()
-                info = self.detail(self.device)
-                if info is None:
-                    raise ArrayError('%s was assembled but mdadm --detail cannot read it' % self.device)
-                return self.result_from_detail(info, assembled=True), {'before': empty_before, 'after': after}
-            md_name = superblocks[devices[0].kname].get('name')
-            if plan.unknown:
-                self.warn('the prediction is uncertain: array %s (superblock name %s, UUID %s) would be assembled '
-                          'from %s, but its %s cannot be read without mdadm (blkid shows only name and UUID), so '
-                          'whether they match (raid%s, %sK chunk, %d members) is not known; the real run compares '
-                          'them with mdadm --examine and fails when they differ'
-                          % (self.name, md_name, plan.uuid, ', '.join(labels[d.kname] for d in devices),
-                             md.join_words(plan.unknown), p['level'], p['chunk_kb'], len(devices)))
-            info = {'uuid': plan.uuid, 'level': after['level'], 'chunk_kb': p['chunk_kb'],
-                    'members': desired['members'], 'raid_devices': len(devices), 'name': md_name}
-            return self.result_from_detail(info, assembled=True), {'before': empty_before, 'after': after}
+        if not self.check_mode:
+            argv = [self.mdadm, '--assemble', self.device, '--uuid=%s' % plan.uuid] + [d.resolved for d in devices]
+            self._cmd(argv, 'mdadm --assemble %s' % self.device)
+            self.settle()
+            info = self.detail(self.device)
+            if info is None:
+                raise ArrayError('%s was assembled but mdadm --detail cannot read it' % self.device)
+            return self.result_from_detail(info, assembled=True)
+        md_name = superblocks[devices[0].kname].get('name')
+        if plan.unknown:
+            self.warn('the prediction is uncertain: array %s (superblock name %s, UUID %s) would be assembled '
+                      'from %s, but its %s cannot be read without mdadm (blkid shows only name and UUID), so '
+                      'whether they match (raid%s, %sK chunk, %d members) is not known; the real run compares '
+                      'them with mdadm --examine and fails when they differ'
+                      % (self.name, md_name, plan.uuid, ', '.join(labels[d.kname] for d in devices),
+                         md.join_words(plan.unknown), self.p['level'], self.p['chunk_kb'], len(devices)))
+        info = {'uuid': plan.uuid, 'level': after['level'], 'chunk_kb': self.p['chunk_kb'],
+                'members': desired['members'], 'raid_devices': len(devices), 'name': md_name}
+        return self.result_from_detail(info, assembled=True)
 
-        if p['state'] == 'assembled':
-            raise ArrayError('no array named %s found on %s; state=assembled never creates one'
-                             % (self.name, ', '.join(d.label for d in devices)))
-
-        # 4. create: safety first
+    def refuse_unsafe_create(self, devices, wipe, shared):
+        """4a. safety first: equal sizes, nothing in use, no data; returns the members to wipe."""
         problems = []
         mismatch = ds.size_mismatch(devices)
         if mismatch:
@@ -590,13 +622,17 @@ class MdadmArray:
         problems.extend(refusals)
         if problems:
             raise ArrayError('array %s not created: %s' % (self.name, ' | '.join(problems)), refusals=problems)
+        return to_wipe
+
+    def create(self, devices, wipe, shared, desired, after):
+        """4b. create the array (wiping the opted-in members first); check mode predicts."""
+        to_wipe = self.refuse_unsafe_create(devices, wipe, shared)
         wiped = [d.resolved for d in to_wipe]
         if self.check_mode:
-            info = {'uuid': None, 'level': after['level'], 'chunk_kb': p['chunk_kb'],
+            info = {'uuid': None, 'level': after['level'], 'chunk_kb': self.p['chunk_kb'],
                     'members': desired['members'], 'raid_devices': len(devices),
-                    'name': md.predicted_md_name(self.name, p['homehost'], socket.gethostname())}
-            return (self.result_from_detail(info, created=True, wiped=wiped),
-                    {'before': empty_before, 'after': after})
+                    'name': md.predicted_md_name(self.name, self.p['homehost'], socket.gethostname())}
+            return self.result_from_detail(info, created=True, wiped=wiped)
         backups = self.wipe_and_create(devices, to_wipe)
         self.settle()
         info = self.detail(self.device)
@@ -605,7 +641,51 @@ class MdadmArray:
         after['uuid'] = info.get('uuid')
         result = self.result_from_detail(info, created=True, wiped=wiped)
         result['wipe_backups'] = backups
-        return result, {'before': empty_before, 'after': after}
+        return result
+
+    # --- mdadm.conf --------------------------------------------------------------------------------
+    def update_conf(self, result):
+        """Keep conf_path in step with the array: stale lines out, the ARRAY line in once. Returns a diff."""
+        path = self.p.get('conf_path')
+        result['conf_changed'] = False
+        if not path:
+            return None
+        try:
+            with open(path) as f:
+                before = f.read()
+        except FileNotFoundError:
+            before = None
+        except (IOError, OSError) as e:
+            raise ArrayError('cannot read %s: %s' % (path, e))
+        wanted = None if self.p['state'] == 'absent' else result.get('array_line')
+        if not wanted and self.p['state'] != 'absent':
+            # check mode create: the UUID is not known yet; only a line of another UUID/name is stale then
+            return None
+        after = md.conf_update(before or '', self.name, result.get('uuid'), wanted)
+        if after == (before or '') and (before is not None or not after):
+            return None
+        result['conf_changed'] = True
+        if not self.check_mode:
+            self.write_file(path, after, created=before is None)
+        return {'before_header': path, 'after_header': path, 'before': before or '', 'after': after}
+
+    def write_file(self, path, text, created):
+        """Write ``text`` to ``path`` atomically (mode 0644 when the file is new)."""
+        directory = os.path.dirname(path) or '.'
+        try:
+            os.makedirs(directory, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix='.mdadm.conf.', dir=directory)
+            with os.fdopen(fd, 'w') as f:
+                f.write(text)
+            if created:
+                os.chmod(tmp, 0o644)
+            else:
+                st = os.stat(path)
+                os.chmod(tmp, st.st_mode & 0o7777)
+                os.chown(tmp, st.st_uid, st.st_gid)
+            os.rename(tmp, path)
+        except (IOError, OSError) as e:
+            raise ArrayError('cannot write %s: %s' % (path, e))
 
     def create_argv(self, devices):
         p = self.p
@@ -701,9 +781,16 @@ class MdadmArray:
         return [f for dev in wiped for f in self.backup_files(directory, dev)]
 
     def apply(self):
+        """(result, diff of the array or None)."""
         if self.p['state'] == 'absent':
             return self.absent()
         return self.present()
+
+    def converge(self):
+        """(result, list of diffs): the array, then mdadm.conf when conf_path is set."""
+        result, diff = self.apply()
+        conf_diff = self.update_conf(result)
+        return result, [d for d in (diff, conf_diff) if d is not None]
 
 
 def main():
@@ -720,6 +807,7 @@ def main():
             allow_shared_disk=dict(type='list', elements='path', default=[]),
             allow_single_device=dict(type='bool', default=False),
             settle_timeout=dict(type='int', default=60),
+            conf_path=dict(type='path'),
         ),
         required_if=[('state', 'present', ['devices']), ('state', 'assembled', ['devices'])],
         supports_check_mode=True,
@@ -732,16 +820,16 @@ def main():
                        warn=module.warn, blockdev=module.get_bin_path('blockdev'))
     failure = None
     try:
-        result, diff = array.apply()
+        result, diff = array.converge()
     except (ArrayError, ds.DeviceError) as e:
         failure = e
     if failure is not None:
         # fail outside the except block: the message is the whole story, not a traceback
         module.fail_json(msg=str(failure), device=md.md_device(module.params['name']),
                          **getattr(failure, 'data', {}))
-    changed = bool(result['created'] or result['assembled'] or result['stopped'])
-    if diff is not None and module._diff:
-        result['diff'] = diff
+    changed = bool(result['created'] or result['assembled'] or result['stopped'] or result['conf_changed'])
+    if diff and module._diff:
+        result['diff'] = diff if len(diff) > 1 else diff[0]
     module.exit_json(changed=changed, **result)
 
 

@@ -220,12 +220,7 @@ class Preflight:
             return None
 
     def slaves(self, md):
-        base = self.view.path(self.view.sys_block(md.kname, 'slaves'))
-        try:
-            names = sorted(os.listdir(base))
-        except OSError:
-            return set()
-        return set(self.view.majmin_of(n) for n in names)
+        return set(self.view.majmin_of(n) for n in self.view.slaves(md.kname))
 
     def carries_superblock_of(self, dev, name):
         probe = self.view.blkid_probe(dev.resolved)

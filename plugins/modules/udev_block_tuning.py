@@ -243,6 +243,7 @@ tuned:
   sample: {active: true, profile: throughput-performance, readahead: ">4096", conflicts: [md127], override: false}
 '''
 
+import copy
 import os
 import tempfile
 
@@ -250,7 +251,6 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import (
     DEVICE_CLASSES,
-    TUNED_OVERRIDE_TEMPLATE,
     TuningError,
     collect_devices,
     compare,
@@ -259,17 +259,15 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
     plan,
     read_live,
     render_rules,
-    tuned_conflicts,
-    tuned_readahead,
 )
+from ansible_collections.iotune.storage.plugins.module_utils import tuned
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
 TUNED_ETC = '/etc/tuned'
 TUNED_DIRS = ('/etc/tuned/profiles', '/etc/tuned', '/usr/lib/tuned/profiles', '/usr/lib/tuned')
 CONTAINER_ROOT = '/'
 # host roots; unit tests point them at fake trees
-SYS_ROOT = '/sys'
-DEV_ROOT = '/dev'
-UDEV_ROOT = '/run/udev'
+HOST_ROOT = '/'
 MODULES_ROOT = '/lib/modules'
 
 SELECTORS = ['device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel']
@@ -326,6 +324,18 @@ def _write_atomic(module, path, text):
     module.atomic_move(tmp, path)
 
 
+class Failure(Exception):
+    """A refusal or failure; ``data`` (copied when raised) goes into the module result."""
+
+    def __init__(self, msg, **data):
+        super(Failure, self).__init__(msg)
+        self.data = copy.deepcopy(data)
+
+
+class Done(Exception):
+    """The call is complete before its last step (state=absent, check mode, apply=false...)."""
+
+
 class Runner(object):
     def __init__(self, module):
         self.module = module
@@ -337,8 +347,8 @@ class Runner(object):
         argv = [self._udevadm] + list(args)
         rc, out, err = self.module.run_command(argv)
         if rc != 0:
-            self.module.fail_json(msg='%s failed (rc=%d): %s' % (' '.join(argv), rc, (err or out).strip()),
-                                  rc=rc, stdout=out, stderr=err)
+            raise Failure('%s failed (rc=%d): %s' % (' '.join(argv), rc, (err or out).strip()),
+                          rc=rc, stdout=out, stderr=err)
         return out
 
 
@@ -359,161 +369,212 @@ def tuned_state(module, expected):
     info['profile'] = profile or None
     if not profile:
         return info, []
-    ra = tuned_readahead(profile, TUNED_DIRS)
+    ra = tuned.tuned_readahead(profile, TUNED_DIRS)
     info['readahead'] = ra[0] if ra else None
-    conflicts = tuned_conflicts(ra, expected)
+    conflicts = tuned.tuned_conflicts(ra, expected)
     info['conflicts'] = [c[0] for c in conflicts]
     return info, conflicts
 
 
-def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
-    p = module.params
-    result = dict(changed=False, rules_file=p['rules_file'], rules='', rules_changed=False, reloaded=False,
-                  triggered=[], devices={}, readahead_changed=[], unmatched=[], tuned={})
+class UdevTuning(object):
+    """One module call: small steps that raise Failure (or Done when the call ends early)."""
 
-    reason = container_markers(CONTAINER_ROOT)
-    if reason and not p['validate_only']:
-        msg = ('udev rules cannot take effect in a container (%s): systemd-udevd does not run where /sys is '
-               'read-only, so block devices must be tuned on the host' % reason)
-        if p['container'] == 'skip':
-            module.warn(msg + '; skipped')
-            result['skipped'] = True
-            module.exit_json(**result)
-        module.fail_json(msg=msg, **result)
+    def __init__(self, module, host):
+        self.module = module
+        self.host = host
+        self.p = module.params
+        self.runner = Runner(module)
+        self.path = self.p['rules_file']
+        self.result = dict(changed=False, rules_file=self.path, rules='', rules_changed=False, reloaded=False,
+                           triggered=[], devices={}, readahead_changed=[], unmatched=[], tuned={})
 
-    runner = Runner(module)
-    path = p['rules_file']
-    existing = _read_file(path)
+    def fail(self, msg):
+        raise Failure(msg, **self.result)
 
-    if p['state'] == 'absent' and not p['validate_only']:
+    def check_container(self):
+        reason = container_markers(CONTAINER_ROOT)
+        if reason and not self.p['validate_only']:
+            msg = ('udev rules cannot take effect in a container (%s): systemd-udevd does not run where /sys is '
+                   'read-only, so block devices must be tuned on the host' % reason)
+            if self.p['container'] == 'skip':
+                self.module.warn(msg + '; skipped')
+                self.result['skipped'] = True
+                raise Done()
+            self.fail(msg)
+
+    def remove(self, existing):
+        """state=absent: delete the rules file (and reload udev)."""
+        result = self.result
         result['rules_changed'] = existing is not None
         result['changed'] = result['rules_changed']
-        if module._diff and existing is not None:
-            result['diff'] = dict(before=existing, after='', before_header=path, after_header=path)
-        if result['changed'] and not module.check_mode:
-            os.unlink(path)
-            if p['apply']:
-                runner.udevadm('control', '--reload')
+        if self.module._diff and existing is not None:
+            result['diff'] = dict(before=existing, after='', before_header=self.path, after_header=self.path)
+        if result['changed'] and not self.module.check_mode:
+            os.unlink(self.path)
+            if self.p['apply']:
+                self.runner.udevadm('control', '--reload')
                 result['reloaded'] = True
-        module.exit_json(**result)
+        raise Done()
 
-    try:
-        page_kb = max(os.sysconf('SC_PAGE_SIZE') // 1024, 1)
-    except (ValueError, OSError, AttributeError):
-        page_kb = 4
-    devices = collect_devices(SYS_ROOT, DEV_ROOT, UDEV_ROOT)
-    for entry in p['devices']:
-        by_class = entry.get('scheduler_by_class') or {}
-        for key in by_class:
-            if key not in DEVICE_CLASSES:
-                module.fail_json(msg='scheduler_by_class key %r is not a device class (%s)'
-                                 % (key, ', '.join(DEVICE_CLASSES)), **result)
-    try:
-        if p['validate_only']:
-            allow = ('md_name', 'md_uuid')
-        else:
-            allow = module.check_mode
-        pl = plan(p['devices'], devices, SYS_ROOT, page_kb=page_kb, allow_unmatched=allow,
-                  loadable=loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2])))
-    except TuningError as e:
-        module.fail_json(msg=str(e), **result)
-    for warning in pl['warnings']:
-        module.warn(warning)
-    for where in pl['unmatched']:
-        if not p['validate_only']:
-            module.warn('%s: selector matches no block device yet (check mode: predicted only)' % where)
-    result['unmatched'] = pl['unmatched']
+    def make_plan(self):
+        """Validate the entries against this host's devices; warnings go to the module."""
+        p = self.p
+        try:
+            page_kb = max(os.sysconf('SC_PAGE_SIZE') // 1024, 1)
+        except (ValueError, OSError, AttributeError):
+            page_kb = 4
+        devices = collect_devices(self.host)
+        for entry in p['devices']:
+            for key in entry.get('scheduler_by_class') or {}:
+                if key not in DEVICE_CLASSES:
+                    self.fail('scheduler_by_class key %r is not a device class (%s)' % (key, ', '.join(DEVICE_CLASSES)))
+        allow = ('md_name', 'md_uuid') if p['validate_only'] else self.module.check_mode
+        try:
+            pl = plan(p['devices'], devices, self.host, page_kb=page_kb, allow_unmatched=allow,
+                      loadable=loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2])))
+        except TuningError as e:
+            self.fail(str(e))
+        for warning in pl['warnings']:
+            self.module.warn(warning)
+        for where in pl['unmatched']:
+            if not p['validate_only']:
+                self.module.warn('%s: selector matches no block device yet (check mode: predicted only)' % where)
+        self.result['unmatched'] = pl['unmatched']
+        return pl
 
-    text = render_rules(pl['rules'], os.path.basename(path))
-    result['rules'] = text
-    result['rules_changed'] = existing != text
-    if module._diff and result['rules_changed']:
-        result['diff'] = dict(before=existing or '', after=text, before_header=path, after_header=path)
+    def render(self, pl, existing):
+        text = render_rules(pl['rules'], os.path.basename(self.path))
+        self.result['rules'] = text
+        self.result['rules_changed'] = existing != text
+        if self.module._diff and self.result['rules_changed']:
+            self.result['diff'] = dict(before=existing or '', after=text, before_header=self.path,
+                                       after_header=self.path)
+        return text
 
-    expected = pl['expected']
-    before = dict((name, read_live(SYS_ROOT, name)) for name in expected)
-    drift = dict((name, compare(expected[name], before[name])) for name in expected)
-    drifting = sorted(name for name, d in drift.items() if d)
-    for name in sorted(expected):
-        result['devices'][name] = dict(selected_by=pl['selected'][name], expected=expected[name],
-                                       before=before[name], after=before[name])
+    def read_before(self, pl):
+        """Live values now; returns the drift {device: {attr: (want, have)}}."""
+        expected = pl['expected']
+        before = dict((name, read_live(self.host, name)) for name in expected)
+        for name in sorted(expected):
+            self.result['devices'][name] = dict(selected_by=pl['selected'][name], expected=expected[name],
+                                                before=before[name], after=before[name])
+        return dict((name, compare(expected[name], before[name])) for name in expected)
 
-    # tuned would overwrite the readahead: never lose silently against it
-    tuned_info, conflicts = tuned_state(module, expected)
-    result['tuned'] = tuned_info
-    if conflicts:
+    def handle_tuned(self, expected):
+        """tuned would overwrite the readahead: never lose silently against it."""
+        p = self.p
+        tuned_info, conflicts = tuned_state(self.module, expected)
+        self.result['tuned'] = tuned_info
+        if not conflicts:
+            return
         detail = ', '.join('%s wants %d KiB, tuned sets %d KiB' % c for c in conflicts)
         if p['tuned'] == 'fail':
-            result['changed'] = False
-            module.fail_json(msg=("tuned is active with profile %r whose [disk] readahead=%s overrides the udev "
-                                  "values (%s). Set block_tuning_tuned_override: true (module option "
-                                  "tuned=override) to install the override profile %r, or choose a tuned profile "
-                                  "without disk readahead" % (tuned_info['profile'], tuned_info['readahead'],
-                                                              detail, p['tuned_profile'])), **result)
+            self.result['changed'] = False
+            self.fail("tuned is active with profile %r whose [disk] readahead=%s overrides the udev "
+                      "values (%s). Set block_tuning_tuned_override: true (module option "
+                      "tuned=override) to install the override profile %r, or choose a tuned profile "
+                      "without disk readahead" % (tuned_info['profile'], tuned_info['readahead'],
+                                                  detail, p['tuned_profile']))
         elif p['tuned'] == 'ignore':
-            module.warn('tuned profile %r sets readahead=%s: %s'
-                        % (tuned_info['profile'], tuned_info['readahead'], detail))
+            self.module.warn('tuned profile %r sets readahead=%s: %s'
+                             % (tuned_info['profile'], tuned_info['readahead'], detail))
         else:
             tuned_info['override'] = True
+            self.result['changed'] = True
+            if not self.module.check_mode and not p['validate_only']:
+                self.write_tuned_override(tuned_info)
+
+    def write_tuned_override(self, tuned_info):
+        p = self.p
+        pdir = os.path.join(TUNED_ETC, p['tuned_profile'])
+        if not os.path.isdir(pdir):
+            os.makedirs(pdir, 0o755)
+        _write_atomic(self.module, os.path.join(pdir, 'tuned.conf'), tuned.DISK_OVERRIDE_TEMPLATE.format(
+            parent=tuned_info['profile'], rules_file=self.path, readahead=tuned_info['readahead']))
+        rc, out, err = self.module.run_command([self.module.get_bin_path('tuned-adm', required=True), 'profile',
+                                                p['tuned_profile']])
+        if rc != 0:
+            self.fail('tuned-adm profile %s failed: %s' % (p['tuned_profile'], (err or out).strip()))
+
+    def to_trigger(self, expected, drift):
+        """The devices udev must re-apply the rules to (drifting, or all when the rules change)."""
+        result = self.result
+        drifting = sorted(name for name, d in drift.items() if d)
+        to_trigger = set(drifting)
+        if result['rules_changed']:
+            to_trigger.update(expected)
+        result['triggered'] = sorted(to_trigger)
+        result['readahead_changed'] = sorted(name for name in to_trigger if 'read_ahead_kb' in drift[name])
+        if result['rules_changed'] or to_trigger:
             result['changed'] = True
-            if not module.check_mode and not p['validate_only']:
-                pdir = os.path.join(TUNED_ETC, p['tuned_profile'])
-                if not os.path.isdir(pdir):
-                    os.makedirs(pdir, 0o755)
-                _write_atomic(module, os.path.join(pdir, 'tuned.conf'), TUNED_OVERRIDE_TEMPLATE.format(
-                    parent=tuned_info['profile'], rules_file=path, readahead=tuned_info['readahead']))
-                rc, out, err = module.run_command([module.get_bin_path('tuned-adm', required=True), 'profile',
-                                                   p['tuned_profile']])
-                if rc != 0:
-                    module.fail_json(msg='tuned-adm profile %s failed: %s' % (p['tuned_profile'], (err or out).strip()),
-                                     **result)
+        return to_trigger
 
-    to_trigger = set(drifting)
-    if result['rules_changed']:
-        to_trigger.update(expected)
-    result['triggered'] = sorted(to_trigger)
-    result['readahead_changed'] = sorted(name for name in to_trigger if 'read_ahead_kb' in drift[name])
-    if result['rules_changed'] or to_trigger:
-        result['changed'] = True
+    def apply(self, text, to_trigger):
+        """Write the rules, reload and trigger udev (as far as ``apply`` allows)."""
+        if self.result['rules_changed']:
+            directory = os.path.dirname(self.path)
+            if not os.path.isdir(directory):
+                self.fail('%s does not exist: is udev installed?' % directory)
+            _write_atomic(self.module, self.path, text)
+        if not self.p['apply']:
+            raise Done()
+        if self.result['rules_changed']:
+            self.runner.udevadm('control', '--reload')
+            self.result['reloaded'] = True
+        if to_trigger:
+            argv = ['trigger', '--action=change', '--subsystem-match=block']
+            argv.extend('--sysname-match=%s' % name for name in sorted(to_trigger))
+            self.runner.udevadm(*argv)
+            self.runner.udevadm('settle', '--timeout=%d' % self.p['settle_timeout'])
 
-    if p['validate_only']:
-        result['changed'] = False
-        module.exit_json(**result)
-    if module.check_mode:
-        module.exit_json(**result)
+    def verify(self, pl):
+        """udev logs failed ATTR writes and carries on: reading sysfs back is the only proof."""
+        expected = pl['expected']
+        devices = self.result['devices']
+        failures = []
+        for name in sorted(expected):
+            after = read_live(self.host, name)
+            devices[name]['after'] = after
+            for attr, (want, have) in sorted(compare(expected[name], after).items()):
+                failures.append('%s (%s): %s expected %s, live %s'
+                                % (name, ', '.join(pl['selected'][name]), attr, want, have))
+        self.result['readahead_changed'] = sorted(
+            name for name in expected
+            if devices[name]['before'].get('read_ahead_kb') != devices[name]['after'].get('read_ahead_kb'))
+        if failures:
+            self.fail('live values differ from the udev rules after trigger and settle (udev ignores '
+                      'failed writes; see journalctl -u systemd-udevd): ' + '; '.join(failures))
 
-    if result['rules_changed']:
-        directory = os.path.dirname(path)
-        if not os.path.isdir(directory):
-            module.fail_json(msg='%s does not exist: is udev installed?' % directory, **result)
-        _write_atomic(module, path, text)
-    if not p['apply']:
-        module.exit_json(**result)
-    if result['rules_changed']:
-        runner.udevadm('control', '--reload')
-        result['reloaded'] = True
-    if to_trigger:
-        argv = ['trigger', '--action=change', '--subsystem-match=block']
-        argv.extend('--sysname-match=%s' % name for name in sorted(to_trigger))
-        runner.udevadm(*argv)
-        runner.udevadm('settle', '--timeout=%d' % p['settle_timeout'])
+    def run(self):
+        p = self.p
+        self.check_container()
+        existing = _read_file(self.path)
+        if p['state'] == 'absent' and not p['validate_only']:
+            self.remove(existing)
+        pl = self.make_plan()
+        text = self.render(pl, existing)
+        drift = self.read_before(pl)
+        self.handle_tuned(pl['expected'])
+        to_trigger = self.to_trigger(pl['expected'], drift)
+        if p['validate_only']:
+            self.result['changed'] = False
+            raise Done()
+        if self.module.check_mode:
+            raise Done()
+        self.apply(text, to_trigger)
+        self.verify(pl)
 
-    # udev logs failed ATTR writes and carries on: reading sysfs back is the only proof
-    failures = []
-    for name in sorted(expected):
-        after = read_live(SYS_ROOT, name)
-        result['devices'][name]['after'] = after
-        for attr, (want, have) in sorted(compare(expected[name], after).items()):
-            failures.append('%s (%s): %s expected %s, live %s'
-                            % (name, ', '.join(pl['selected'][name]), attr, want, have))
-    result['readahead_changed'] = sorted(
-        name for name in expected
-        if result['devices'][name]['before'].get('read_ahead_kb') != result['devices'][name]['after'].get('read_ahead_kb'))
-    if failures:
-        module.fail_json(msg=('live values differ from the udev rules after trigger and settle (udev ignores '
-                              'failed writes; see journalctl -u systemd-udevd): ' + '; '.join(failures)), **result)
-    module.exit_json(**result)
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    call = UdevTuning(module, BlockHost(root=HOST_ROOT))
+    try:
+        call.run()
+    except Done:
+        pass
+    except Failure as e:
+        module.fail_json(msg=str(e), **e.data)
+    module.exit_json(**call.result)
 
 
 if __name__ == '__main__':

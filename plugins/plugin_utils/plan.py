@@ -215,8 +215,10 @@ def validate_profile(name, data, overrides):
             section, leaf = key.split('.')
             profile[section][leaf] = strict_int(profile[section][leaf], '%s: %s' % (where, key))
             if not valid_read_ahead_kb(profile[section][leaf]):
-                raise ValueError('%s: %s must be at most %d KiB (1 GiB), got %d; check the unit'
-                                 % (where, key, READ_AHEAD_MAX_KB, profile[section][leaf]))
+                # the same words as the tuning module's refusal ("readahead N KiB is out of range")
+                raise ValueError('%s: %s must be at most %d KiB (1 GiB), got %d: readahead %d KiB is out of range; '
+                                 'check the unit' % (where, key, READ_AHEAD_MAX_KB, profile[section][leaf],
+                                                     profile[section][leaf]))
         except ValueError as e:
             problems.append(str(e))
     try:

@@ -78,6 +78,10 @@ def test_booted_initramfs_is_the_last_one_the_guest_built(host, rebooted):
 def test_booted_initramfs_had_the_array_line(host, rebooted):
     lines = probe(host, 'array-lines').splitlines()
     assert [ln for ln in lines if re.search(r'^ARRAY /dev/md/%s .*name=\S*:?%s(\s|$)' % (NAME, NAME), ln)], lines
+    # exactly the host's ARRAY lines, i.e. built from the mdadm.conf the collection wrote (Debian's hook
+    # writes its own mkconf lines, formatted differently, into an initramfs whose source has none)
+    conf = [ln for ln in host.file('/etc/mdadm/mdadm.conf').content_string.splitlines() if ln.startswith('ARRAY')]
+    assert lines == conf
 
 
 def test_initramfs_assembled_the_array_under_its_name(host, rebooted):

@@ -122,6 +122,14 @@ def test_initramfs_contains_the_mdadm_conf(host):
         host.run('rm -rf %s', tmp)
 
 
+def test_no_package_trigger_left_pending(host):
+    """The raid0 role installs mdadm and xfsprogs with their triggers deferred (one initramfs build after
+    mdadm.conf holds the ARRAY lines); it must process them, leaving no package half-configured."""
+    status = host.check_output("dpkg-query --show --showformat='${Package} ${Status}\\n'")
+    assert [line for line in status.splitlines() if 'trigger' in line or 'half' in line] == []
+    assert host.run('dpkg --audit').stdout.strip() == ''
+
+
 def test_array_and_data_survive_reboot(host):
     if not host.file(REBOOT_SUM).exists:
         pytest.skip('the reboot side effect did not run (%s missing)' % REBOOT_SUM)

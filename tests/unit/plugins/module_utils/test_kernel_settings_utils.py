@@ -11,6 +11,7 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
+from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.kernel import fake_kernel
 
 
@@ -144,7 +145,7 @@ def test_unknown_key_is_a_conflict(host):
 def test_tuned_virtual_guest_chain(host):
     host.tuned_profile('throughput-performance', fake_kernel.THROUGHPUT_PERFORMANCE)
     host.tuned_profile('virtual-guest', fake_kernel.VIRTUAL_GUEST)
-    found = ks.tuned_settings(host.root, ['virtual-guest'])
+    found = tuned.tuned_settings(host.root, ['virtual-guest'])
     assert found[('sysctl', 'vm.swappiness')] == ('30', 'virtual-guest', 'sysctl', 'sysctl')
     assert found[('sysctl', 'vm.dirty_ratio')] == ('30', 'virtual-guest', 'sysctl', 'sysctl')
     assert found[('thp', 'enabled')] == ('always', 'throughput-performance', 'vm', 'vm')
@@ -213,7 +214,7 @@ def test_tuned_replace_drops_the_parent_unit(host):
     ('>4096', 1048575, False), ('>2000000', 1048575, True), ('<10', 1, False), ('<0', 1, True),
     ('60', 1, True), ('1', 1, False), ('${f:virt_check:1:2}', 1, None)])
 def test_tuned_modifiers(value, wanted, differs):
-    assert ks.tuned_differs(value, wanted) is differs
+    assert tuned.tuned_differs(value, wanted) is differs
 
 
 def test_tuned_variable_is_a_note(host):
@@ -234,7 +235,7 @@ def test_cmdline_thp_is_a_note(tmp_path):
 
 
 def test_render_tuned_override():
-    text = ks.render_tuned_override('virtual-guest', {('sysctl', 'vm.swappiness'): '1', ('thp', 'enabled'): 'never'},
-                                    ['x'])
+    text = tuned.render_tuned_override('virtual-guest', {('sysctl', 'vm.swappiness'): '1', ('thp', 'enabled'): 'never'},
+                                       ['x'])
     assert 'include=virtual-guest\n' in text
     assert '\n[sysctl]\nvm.swappiness=1\n' in text and '\n[vm]\ntransparent_hugepages=never\n' in text

@@ -83,8 +83,7 @@ class FioHost(object):
 @pytest.fixture
 def host(fake_host, monkeypatch):
     h = FioHost(fake_host)
-    monkeypatch.setattr(fio, 'SYS_ROOT', str(h.sys))
-    monkeypatch.setattr(fio, 'PROC_ROOT', str(h.proc))
+    monkeypatch.setattr(fio, 'HOST_ROOT', str(h.root))
     real_mount_point_of = fio.mount_point_of
     fake_mnt = os.path.realpath(str(h.mnt))
 
@@ -171,6 +170,20 @@ def test_read_ahead_restored_when_fio_fails(host, capsys):
     assert host.ra_seen == [16]
     assert host.ra() == 4096
     assert os.listdir(str(host.dir)) == []
+
+
+def test_failed_measurement_reports_the_state_when_it_failed(host, capsys, monkeypatch):
+    real = host.run_command
+
+    def garbage(argv, **kwargs):
+        rc, out, err = real(argv, **kwargs)
+        return (rc, 'not json', err) if '--readonly' in argv else (rc, out, err)
+    monkeypatch.setattr(host, 'run_command', garbage)
+    r = run_module(capsys, base_args(host, read_ahead_kb=16))
+    assert r['failed'] is True and r['msg'].startswith('measurement failed: ')
+    assert r['runs'] == [] and r['read_ahead']['used'] == 16
+    assert r['read_ahead']['restored'] is False     # as it was when the run failed; restored afterwards
+    assert host.ra() == 4096
 
 
 def test_run_job_false_only_sets_read_ahead(host, capsys):
@@ -290,7 +303,7 @@ def test_size_auto_uses_free_space(host, capsys):
 def test_partition_read_ahead_goes_to_parent(fake_host):
     fake_host.add_disk('sda', '8:0')
     fake_host.add_partition('sda', 'sda1', '8:1', 1)
-    m = fio.Measurer(None, fake_host.sys, fake_host.proc)
+    m = fio.Measurer(None, fake_host.view())
     assert m.readahead_device('sda1') == 'sda'
     assert m.readahead_device('sda') == 'sda'
     assert m.members('sda') == []

@@ -439,3 +439,35 @@ def test_failed_second_wipe_restores_the_first(host):
     assert 'restored the signatures wiped from /dev/vdc (4 bytes at offset 0x0), /dev/vdd (nothing saved)' in str(e.value)
     assert host.bytes_at('vdc', 0, 4) == XFS_MAGIC
     assert host.ran([MDADM, '--create']) == []
+
+
+# --- conf_path: the ARRAY line in mdadm.conf (what the raid0 role's lineinfile tasks did) ---------------
+LINE = 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % UUID
+
+
+def test_conf_path_writes_the_array_line_once(host, tmp_path):
+    running(host)
+    conf = tmp_path / 'mdadm.conf'
+    conf.write_text('DEVICE partitions\nARRAY /dev/md/data metadata=1.2 UUID=0:1:2:3 name=any:data\n')
+    result, diffs = array(host, conf_path=str(conf))[0].converge()
+    assert result['conf_changed'] and not result['created']
+    assert conf.read_text() == 'DEVICE partitions\n%s\n' % LINE
+    assert diffs[-1]['after'] == conf.read_text() and 'UUID=0:1:2:3' in diffs[-1]['before']
+    again, diffs = array(host, conf_path=str(conf))[0].converge()
+    assert not again['conf_changed'] and diffs == []
+
+
+def test_conf_path_creates_a_missing_file_0644_and_check_mode_writes_nothing(host, tmp_path):
+    running(host)
+    conf = tmp_path / 'etc' / 'mdadm.conf'
+    result, diffs = array(host, check_mode=True, conf_path=str(conf))[0].converge()
+    assert result['conf_changed'] and not conf.exists() and diffs[-1]['after'] == LINE + '\n'
+    result, dummy = array(host, conf_path=str(conf))[0].converge()
+    assert result['conf_changed'] and conf.read_text() == LINE + '\n'
+    assert oct(conf.stat().st_mode & 0o777) == '0o644'
+
+
+def test_without_conf_path_mdadm_conf_is_not_touched(host):
+    running(host)
+    result, diffs = array(host)[0].converge()
+    assert result['conf_changed'] is False and diffs == []

@@ -12,6 +12,8 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
+from ansible_collections.iotune.storage.plugins.module_utils import host as host_utils
+from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.modules import udev_block_tuning as mod
 
 BY_CLASS = {'nvme': 'none', 'virtual': 'none', 'ssd': 'mq-deadline', 'hdd': 'mq-deadline'}
@@ -32,9 +34,7 @@ def build(host):
 @pytest.fixture
 def host(standard_host, tmp_path, monkeypatch):
     h = build(standard_host)
-    monkeypatch.setattr(mod, 'SYS_ROOT', h.sys)
-    monkeypatch.setattr(mod, 'DEV_ROOT', h.dev)
-    monkeypatch.setattr(mod, 'UDEV_ROOT', h.udev)
+    monkeypatch.setattr(mod, 'HOST_ROOT', h.root)
     monkeypatch.setattr(mod, 'MODULES_ROOT', str(tmp_path / 'nomodules'))
     monkeypatch.setattr(mod, 'CONTAINER_ROOT', str(tmp_path / 'noroot'))
     monkeypatch.setattr(mod, 'TUNED_ETC', str(tmp_path / 'etc' / 'tuned'))
@@ -45,8 +45,8 @@ def host(standard_host, tmp_path, monkeypatch):
 
 
 def plan_for(host, entries, allow_unmatched=False):
-    devices = bt.collect_devices(host.sys, host.dev, host.udev)
-    return bt.plan(entries, devices, host.sys, allow_unmatched=allow_unmatched)
+    devices = bt.collect_devices(host.view())
+    return bt.plan(entries, devices, host.view(), allow_unmatched=allow_unmatched)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_ebs_and_uuid_normalisation():
 
 
 def test_device_classes(host):
-    devices = bt.collect_devices(host.sys, host.dev, host.udev)
+    devices = bt.collect_devices(host.view())
     assert devices['nvme1n1']['class'] == 'nvme'
     assert devices['vdb']['class'] == 'virtual'
     assert devices['sdb']['class'] == 'virtual'    # Msft Virtual Disk
@@ -221,17 +221,17 @@ def test_tuned_chain(tmp_path):
     write_tuned(lib, 'throughput-performance', '[main]\nsummary=x\n[disk]\nreadahead=>4096\n')
     write_tuned(lib, 'virtual-guest', '[main]\ninclude=throughput-performance\n[vm]\ntransparent_hugepages=never\n')
     write_tuned(lib, 'balanced', '[main]\nsummary=y\n[cpu]\ngovernor=conservative\n')
-    override = bt.TUNED_OVERRIDE_TEMPLATE.format(parent='virtual-guest', rules_file='r', readahead='>4096')
+    override = tuned.DISK_OVERRIDE_TEMPLATE.format(parent='virtual-guest', rules_file='r', readahead='>4096')
     write_tuned(etc, 'iotune-storage', override)
     dirs = (str(etc), str(lib))
-    ra = bt.tuned_readahead('virtual-guest', dirs)
+    ra = tuned.tuned_readahead('virtual-guest', dirs)
     assert ra == ('>4096', 'throughput-performance')
-    assert bt.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8}, 'vdb': {'scheduler': 'none'}}) == [('md0', 8, 4096)]
+    assert tuned.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8}, 'vdb': {'scheduler': 'none'}}) == [('md0', 8, 4096)]
     # '>' only raises: a larger value of ours survives
-    assert bt.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8192}}) == []
-    assert bt.tuned_readahead('balanced', dirs) is None
-    assert bt.tuned_readahead('iotune-storage', dirs) is None
-    assert bt.tuned_conflicts(('8192 s', 'p'), {'md0': {'read_ahead_kb': 8}}) == [('md0', 8, 4096)]
+    assert tuned.tuned_conflicts(ra, {'md0': {'read_ahead_kb': 8192}}) == []
+    assert tuned.tuned_readahead('balanced', dirs) is None
+    assert tuned.tuned_readahead('iotune-storage', dirs) is None
+    assert tuned.tuned_conflicts(('8192 s', 'p'), {'md0': {'read_ahead_kb': 8}}) == [('md0', 8, 4096)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,6 +339,20 @@ def test_apply_then_idempotent(host, capsys, monkeypatch):
     assert fake2.udevadm_calls() == []
 
 
+def test_one_host_scan_per_call(host, capsys, monkeypatch):
+    scans = []
+    real = host_utils.BlockInventory
+
+    def counting(*args, **kwargs):
+        scans.append(kwargs['sys_root'])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(host_utils, 'BlockInventory', counting)
+    args = {'devices': entries(host), 'rules_file': host.rules}
+    code, out = run(capsys, monkeypatch, FakeUdev(host, APPLIED), args)
+    assert code == 0, out
+    assert scans == [host.sys]
+
+
 def test_drift_triggers_only_the_drifting_device(host, capsys, monkeypatch):
     fake = FakeUdev(host, APPLIED)
     args = {'devices': entries(host), 'rules_file': host.rules}
@@ -436,9 +450,9 @@ def test_scheduler_loadable_as_module(host, tmp_path):
     (mods / 'modules.alias').write_text('alias bfq-iosched bfq\nalias kyber-iosched kyber_iosched\nalias pci:v* x\n')
     loadable = bt.loadable_schedulers(str(mods))
     assert loadable == {'bfq', 'kyber'}
-    devices = bt.collect_devices(host.sys, host.dev, host.udev)
+    devices = bt.collect_devices(host.view())
     # vdb lists only "[mq-deadline] none": bfq is accepted because the kernel can load it on write
-    pl = bt.plan([{'serial': 'lab-disk-0', 'scheduler': 'bfq'}], devices, host.sys, loadable=loadable)
+    pl = bt.plan([{'serial': 'lab-disk-0', 'scheduler': 'bfq'}], devices, host.view(), loadable=loadable)
     assert pl['expected']['vdb'] == {'scheduler': 'bfq'}
     with pytest.raises(bt.TuningError, match="scheduler 'bfq' is not offered by device vdb"):
-        bt.plan([{'serial': 'lab-disk-0', 'scheduler': 'bfq'}], devices, host.sys)
+        bt.plan([{'serial': 'lab-disk-0', 'scheduler': 'bfq'}], devices, host.view())

@@ -1,0 +1,97 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""tune_summary: the per-host summary lines of the iotune.storage.tune role (docs: tune_summary.yml)."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.iotune.storage.plugins.module_utils import md_identity
+
+
+def _text(value):
+    return str(value)
+
+
+def _array_lines(array, facts, plan_profile, check_mode):
+    name = array.get('name')
+    found = [dev for dev in facts.values()
+             if isinstance(dev, dict) and dev.get('md') and isinstance((dev['md'] or {}).get('name'), str)
+             and md_identity.name_matches(dev['md']['name'], str(name))]
+    if not found:
+        return ['%s: array not present%s' % (name, ' (check mode)' if check_mode else '')]
+    dev = found[0]
+    md = dev['md']
+    mounts = ', '.join(_text(m.get('mountpoint')) for m in dev.get('mounts') or []) or 'nothing'
+    lines = ['%s: %s raid%s chunk %s KiB x %s, read_ahead_kb %s (profile %s, kernel default %s), mounted at %s' % (
+        name, dev.get('name'), _text(md.get('level', '?')).replace('raid', ''), md.get('chunk_kb'),
+        md.get('raid_disks'), dev.get('read_ahead_kb'), (plan_profile.get('array') or {}).get('read_ahead_kb'),
+        dev.get('kernel_default_read_ahead_kb'), mounts)]
+    for member in dev.get('slaves') or []:
+        info = facts.get(member) or {}
+        lines.append('  member %s: scheduler %s, read_ahead_kb %s' % (
+            member, info.get('scheduler', '?'), info.get('read_ahead_kb', '?')))
+    return lines
+
+
+def _udev_line(block_tuning, check_mode):
+    if not isinstance(block_tuning, dict) or 'rules_file' not in block_tuning:
+        return []
+    if block_tuning.get('rules_changed'):
+        state = 'would change' if check_mode else 'changed'
+    else:
+        state = 'unchanged'
+    return ['udev rules %s: %s%s%s' % (block_tuning['rules_file'], state,
+                                       ', would trigger: ' if check_mode else ', triggered: ',
+                                       ', '.join(block_tuning.get('triggered') or []) or 'none')]
+
+
+def _verify_lines(decisions, verified, check_mode):
+    lines = []
+    for item in decisions or []:
+        directory = item['directory']
+        if directory in verified:
+            report = verified[directory]
+            lines.append('fio verification of %s: %s%s%s); %s' % (
+                directory, report.get('verdict'), ' (check mode: ' if check_mode else ' (', item.get('reason'),
+                report.get('page_cache_note')))
+        elif item.get('verify'):
+            lines.append('fio verification of %s: not measured%s (%s)' % (
+                directory, ' (check mode)' if check_mode else '', item.get('reason')))
+        else:
+            lines.append('fio verification of %s: %s' % (directory, item.get('reason')))
+    return lines
+
+
+def _kernel_line(report):
+    if not isinstance(report, dict) or 'conflicts' not in report:
+        return []
+    problems = list(report.get('conflicts') or []) + list(report.get('drift') or [])
+    notes = report.get('notes') or []
+    return ['kernel settings: %s%s' % ('; '.join(problems) if problems else 'as the profile says',
+                                       (' (notes: %s)' % '; '.join(notes)) if notes else '')]
+
+
+def tune_summary(facts, profile=None, plan_profile=None, arrays=None, block_tuning=None, verified=None,
+                 decisions=None, kernel_report=None, check_mode=False):
+    """The summary lines of one host (see tune_summary.yml)."""
+    if facts is None:
+        facts = {}
+    if not isinstance(facts, dict):
+        raise AnsibleFilterError('tune_summary expects the iotune_readahead facts (a dict), got %s'
+                                 % type(facts).__name__)
+    plan_profile = plan_profile or {}
+    lines = ['profile %s (%s)' % (profile, plan_profile.get('description'))]
+    for array in arrays or []:
+        lines.extend(_array_lines(array, facts, plan_profile, check_mode))
+    lines.extend(_udev_line(block_tuning, check_mode))
+    lines.extend(_verify_lines(decisions, verified or {}, check_mode))
+    lines.extend(_kernel_line(kernel_report))
+    return lines
+
+
+class FilterModule(object):
+    def filters(self):
+        return {'tune_summary': tune_summary}

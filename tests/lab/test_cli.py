@@ -13,7 +13,7 @@ from iotune_lab import cli, common
 def test_up_defaults():
     args = cli.build_parser().parse_args(["up", "--name", "a"])
     assert (args.name, args.disks, args.disk_size, args.disk_bus) == ("a", 4, "2G", "virtio")
-    assert (args.memory, args.cpus, args.accel, args.timeout) == (1024, 2, None, 300)
+    assert (args.memory, args.cpus, args.accel, args.timeout, args.boot) == (1024, 2, None, 300, None)
     assert args.func is cli.cmd_up
 
 
@@ -23,7 +23,8 @@ def test_up_options():
     assert (args.disks, args.disk_size, args.disk_bus, args.accel) == (2, "1G", "nvme", "tcg")
 
 
-@pytest.mark.parametrize("argv", [["up"], ["up", "--name", "a", "--disk-bus", "ide"], ["frobnicate"], []])
+@pytest.mark.parametrize("argv", [["up"], ["up", "--name", "a", "--disk-bus", "ide"],
+                                  ["up", "--name", "a", "--boot", "pxe"], ["frobnicate"], []])
 def test_usage_errors_exit_2(argv, capsys):
     with pytest.raises(SystemExit) as e:
         cli.build_parser().parse_args(argv)
@@ -43,6 +44,28 @@ def test_mirror_option_sets_the_environment(monkeypatch, lab_dir):
     assert cli.main(["--mirror", "http://mirror.invalid/debian", "list"]) == 0
     assert os.environ["IOTUNE_LAB_MIRROR"] == "http://mirror.invalid/debian"
     assert "IOTUNE_LAB_SECURITY_MIRROR" not in os.environ
+
+
+def test_release_and_initramfs_options_set_the_environment(monkeypatch, lab_dir):
+    for var in ("IOTUNE_LAB_RELEASE", "IOTUNE_LAB_INITRAMFS"):
+        monkeypatch.setenv(var, "x")
+        monkeypatch.delenv(var)
+    assert cli.main(["--release", "trixie", "--initramfs", "dracut", "list"]) == 0
+    assert (os.environ["IOTUNE_LAB_RELEASE"], os.environ["IOTUNE_LAB_INITRAMFS"]) == ("trixie", "dracut")
+    with pytest.raises(SystemExit) as e:
+        cli.build_parser().parse_args(["--release", "sid", "list"])
+    assert e.value.code == 2
+
+
+def test_prune_keeps_the_current_image_of_every_release_and_generator(monkeypatch, lab_dir, capsys):
+    monkeypatch.setattr(cli, "host_mirrors", lambda suite: ("http://m.invalid/debian", "http://m.invalid/sec"))
+    images = common.CACHE / "images"
+    current = {cli.recipe_hash("http://m.invalid/debian", "http://m.invalid/sec", r, i)
+               for r in cli.RELEASES for i in cli.INITRAMFS}
+    for name in current | {"0123456789ab"}:
+        (images / name).mkdir(parents=True)
+    assert cli.main(["prune"]) == 0
+    assert {d.name for d in images.iterdir() if d.is_dir()} == current
 
 
 @pytest.mark.parametrize("argv", [["up", "--name", "Bad_Name"], ["up", "--name", "a", "--disks", "21"],

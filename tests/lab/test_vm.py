@@ -45,7 +45,9 @@ def test_qemu_argv_tcg_and_basics(tmp_path):
     assert "hostfwd=tcp:127.0.0.1:2222-:22" in pairs(argv, "-netdev")[0]
     assert "name=opt/iotune/hostname,string=t1" in pairs(argv, "-fw_cfg")
     assert pairs(argv, "-pidfile") == [str(tmp_path / "qemu.pid")]
-    assert any("console=ttyS0" in a for a in argv) or "-kernel" not in argv
+    # the default: SeaBIOS boots the root disk (GRUB), no -kernel
+    assert "-kernel" not in argv and "-append" not in argv
+    assert "virtio-blk-pci,drive=root,serial=lab-root,bootindex=0" in pairs(argv, "-device")
     devices = pairs(argv, "-device")
     for d in st["disks"]:
         assert f"virtio-blk-pci,id={d['serial']},drive=d{st['disks'].index(d)},serial={d['serial']}" in devices
@@ -115,3 +117,20 @@ def test_console_tail(lab_dir):
     (lab_dir / "t1" / "console.log").write_bytes(b"a\r\nb\r\nc\xff\n")
     assert vm.console_tail("t1", 2) == "b\nc\ufffd"
     assert common.LAB_DIR == lab_dir
+
+
+def test_qemu_argv_kernel_boot(tmp_path):
+    img = tmp_path / "img"
+    img.mkdir()
+    (img / "manifest.json").write_text('{"root_cmdline": "root=UUID=u1 ro console=ttyS0"}')
+    st = state()
+    st["boot"] = "kernel"
+    argv = vm.qemu_argv("t1", tmp_path, img, st, "tcg")
+    assert pairs(argv, "-kernel") == [str(img / "vmlinuz")]
+    assert pairs(argv, "-initrd") == [str(img / "initrd.img")]
+    assert pairs(argv, "-append") == ["root=UUID=u1 ro console=ttyS0 systemd.hostname=t1"]
+    assert "virtio-blk-pci,drive=root,serial=lab-root" in pairs(argv, "-device")
+
+
+def test_kernel_boot_of_an_old_image_finds_root_by_label(tmp_path):
+    assert vm.kernel_boot_cmdline(tmp_path).startswith("root=LABEL=rootfs ro console=ttyS0")

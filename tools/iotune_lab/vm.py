@@ -134,9 +134,15 @@ def qemu_argv(name, d, img, st, accel):
         argv += ["-accel", "kvm", "-cpu", "host"]
     else:
         argv += ["-accel", "tcg,thread=multi", "-cpu", "max"]
+    root_dev = "virtio-blk-pci,drive=root,serial=lab-root"
+    if st.get("boot", "disk") == "kernel":
+        # the image's build-time kernel and initrd, whatever the guest has in /boot since
+        argv += ["-kernel", img / "vmlinuz", "-initrd", img / "initrd.img",
+                 "-append", f"{kernel_boot_cmdline(img)} systemd.hostname={name}"]
+    else:
+        # SeaBIOS boots the root disk: GRUB, then the guest's own /vmlinuz and /initrd.img
+        root_dev += ",bootindex=0"
     argv += [
-        "-kernel", img / "vmlinuz", "-initrd", img / "initrd.img",
-        "-append", f"{KERNEL_CMDLINE} {VM_CMDLINE_EXTRA} systemd.hostname={name}",
         "-chardev", f"file,id=con0,path={d / 'console.log'}", "-serial", "chardev:con0",
         "-qmp", f"unix:{d / 'monitor.sock'},server=on,wait=off",
         "-pidfile", d / "qemu.pid",
@@ -146,7 +152,7 @@ def qemu_argv(name, d, img, st, accel):
         "-fw_cfg", f"name=opt/iotune/authorized_keys,file={d / 'authorized_keys'}",
         "-fw_cfg", f"name=opt/iotune/hostname,string={name}",
         "-drive", f"if=none,id=root,file={d / 'root.qcow2'},format=qcow2,cache=unsafe,discard=unmap",
-        "-device", "virtio-blk-pci,drive=root,serial=lab-root",
+        "-device", root_dev,
     ]
     buses = {disk["bus"] for disk in st["disks"]}
     if "scsi" in buses:
@@ -165,6 +171,18 @@ def qemu_argv(name, d, img, st, accel):
         else:
             argv += ["-device", f"scsi-hd,id={ser},bus=scsi0.0,drive={drv},serial={ser}"]
     return [str(a) for a in argv]
+
+
+def kernel_boot_cmdline(img):
+    """The image's kernel command line for direct kernel boot (`--boot kernel`)."""
+    try:
+        manifest = json.loads((Path(img) / "manifest.json").read_text())
+    except (OSError, ValueError):
+        manifest = {}
+    if manifest.get("root_cmdline"):
+        return manifest["root_cmdline"]
+    # an image of RECIPE_VERSION <= 3: whole-disk ext4 found by its label
+    return f"root=LABEL=rootfs {KERNEL_CMDLINE} {VM_CMDLINE_EXTRA}"
 
 
 def kill_qemu(name, grace=10):
@@ -286,7 +304,7 @@ def boot_auto(args, d, img, st):
     """accel auto: TCG if /dev/kvm is unusable; else the cached probe verdict; else probe KVM
     with a bounded boot and fall back to TCG. Returns (accel, seconds to SSH)."""
     name = args.name
-    desc = f"ssh port {st['port']}; {len(st['disks'])} data disk(s); image {st['image']}"
+    desc = f"ssh port {st['port']}; {len(st['disks'])} data disk(s); image {st['image']}; boot {st.get('boot', 'disk')}"
     if not kvm_usable():
         say(f"VM {name}: accel tcg (/dev/kvm is not usable); {desc}")
         return "tcg", start_and_wait(name, d, img, st, "tcg", args.timeout)

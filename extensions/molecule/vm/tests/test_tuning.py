@@ -20,6 +20,8 @@ STREAMING_MD_KB = 4096    # streaming.yml: array
 STREAMING_MEMBER_KB = 1024
 CHUNK_KB = 256
 TUNING_TASK = "Render, apply and verify the udev rules"
+# the device class of the lab's data disks: create.yml boots them on IOTUNE_LAB_DISK_BUS (virtio or nvme)
+DISK_CLASS = "nvme" if os.environ.get("IOTUNE_LAB_DISK_BUS") == "nvme" else "virtual"
 
 # ----------------------------------------------------------------------------------------------
 # helpers
@@ -178,9 +180,9 @@ def test_switch_profile_streaming_to_cassandra(host, playbook, members):
 
 
 @pytest.mark.parametrize("extra_vars, message", [
-    ({"iotune_profile_overrides": {"members": {"scheduler_by_class": {"virtual": "nosuch"}}}},
+    ({"iotune_profile_overrides": {"members": {"scheduler_by_class": {DISK_CLASS: "nosuch"}}}},
      "scheduler 'nosuch' is not offered by device"),
-    ({"iotune_profile_overrides": {"members": {"scheduler_by_class": {"virtual": "noop"}}}},
+    ({"iotune_profile_overrides": {"members": {"scheduler_by_class": {DISK_CLASS: "noop"}}}},
      "scheduler 'noop' is a legacy single-queue scheduler"),
     ({"iotune_block_tuning_extra_devices": [{"md_name": "data", "read_ahead_kb": 8, "read_ahead_sectors": 16}]},
      "mutually exclusive"),

@@ -98,8 +98,16 @@ changelog-lint: venv ## antsibull-changelog lint of the fragments
 molecule-container: setup ## molecule `container` scenario (podman)
 	$(BIN)/molecule test -s container
 
-molecule-vm: setup ## molecule `vm` scenario (qemu lab VM; minutes under software emulation)
-	$(BIN)/molecule test -s vm
+# The vm scenario's matrix: one run per entry RELEASE:INITRAMFS:DISK_BUS, one after the other (one VM at
+# a time). docs/testing.md says what each run proves. One run: `make molecule-vm VM_MATRIX=trixie:dracut:virtio`.
+VM_MATRIX ?= bookworm:initramfs-tools:virtio trixie:dracut:nvme
+molecule-vm: setup ## molecule `vm` scenario for each VM_MATRIX entry (qemu lab VM; minutes each under emulation)
+	@set -e; for run in $(VM_MATRIX); do \
+	  IFS=: read -r release initramfs bus <<< "$$run"; \
+	  echo "molecule-vm: Debian $$release, $$initramfs, $$bus data disks"; \
+	  IOTUNE_LAB_RELEASE=$$release IOTUNE_LAB_INITRAMFS=$$initramfs IOTUNE_LAB_DISK_BUS=$$bus \
+	    $(BIN)/molecule test -s vm; \
+	done
 
 molecule-vm-nvme: setup ## the `vm` scenario with NVMe data disks whose serials look like EBS volume ids
 	IOTUNE_LAB_DISK_BUS=nvme $(BIN)/molecule test -s vm

@@ -46,6 +46,28 @@ def test_mirror_option_sets_the_environment(monkeypatch, lab_dir):
     assert "IOTUNE_LAB_SECURITY_MIRROR" not in os.environ
 
 
+def test_release_and_initramfs_options_set_the_environment(monkeypatch, lab_dir):
+    for var in ("IOTUNE_LAB_RELEASE", "IOTUNE_LAB_INITRAMFS"):
+        monkeypatch.setenv(var, "x")
+        monkeypatch.delenv(var)
+    assert cli.main(["--release", "trixie", "--initramfs", "dracut", "list"]) == 0
+    assert (os.environ["IOTUNE_LAB_RELEASE"], os.environ["IOTUNE_LAB_INITRAMFS"]) == ("trixie", "dracut")
+    with pytest.raises(SystemExit) as e:
+        cli.build_parser().parse_args(["--release", "sid", "list"])
+    assert e.value.code == 2
+
+
+def test_prune_keeps_the_current_image_of_every_release_and_generator(monkeypatch, lab_dir, capsys):
+    monkeypatch.setattr(cli, "host_mirrors", lambda suite: ("http://m.invalid/debian", "http://m.invalid/sec"))
+    images = common.CACHE / "images"
+    current = {cli.recipe_hash("http://m.invalid/debian", "http://m.invalid/sec", r, i)
+               for r in cli.RELEASES for i in cli.INITRAMFS}
+    for name in current | {"0123456789ab"}:
+        (images / name).mkdir(parents=True)
+    assert cli.main(["prune"]) == 0
+    assert {d.name for d in images.iterdir() if d.is_dir()} == current
+
+
 @pytest.mark.parametrize("argv", [["up", "--name", "Bad_Name"], ["up", "--name", "a", "--disks", "21"],
                                   ["up", "--name", "a", "--disk-size", "1X"],
                                   ["up", "--name", "a", "--memory", "100"]])

@@ -86,7 +86,41 @@ def test_environment_wins(tmp_path):
 def test_no_mirror_anywhere_is_an_error_not_a_built_in_host(tmp_path):
     root = apt_tree(tmp_path, {"sources.list": "deb http://other.invalid/debian trixie main\n"})
     with pytest.raises(LabError, match="--mirror"):
-        image.host_mirrors({}, root)
+        image.host_mirrors({}, root, host_suite="bookworm")
+
+
+def test_another_release_comes_from_the_mirror_of_the_hosts_release(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list.d/debian.sources": DEB822})
+    assert image.host_mirrors({}, root, suite="trixie", host_suite="bookworm") == (MAIN, SEC)
+    # without the host's release to fall back on, nothing in these sources serves trixie
+    with pytest.raises(LabError, match="no Debian mirror for trixie"):
+        image.host_mirrors({}, root, suite="trixie", host_suite="")
+
+
+def test_the_releases_own_entries_win_over_the_hosts(tmp_path):
+    root = apt_tree(tmp_path, {"sources.list.d/debian.sources": DEB822 + (
+        "\nTypes: deb\nURIs: http://t.invalid/debian\nSuites: trixie\n\n"
+        "Types: deb\nURIs: http://t.invalid/sec\nSuites: trixie-security\n")})
+    assert image.host_mirrors({}, root, suite="trixie", host_suite="bookworm") == \
+        ("http://t.invalid/debian", "http://t.invalid/sec")
+
+
+def test_host_codename(tmp_path):
+    f = tmp_path / "os-release"
+    f.write_text('PRETTY_NAME="Debian GNU/Linux 13 (trixie)"\nVERSION_CODENAME=trixie\n')
+    assert image.host_codename(f) == "trixie"
+    assert image.host_codename(tmp_path / "missing") is None
+
+
+def test_image_variant_from_arguments_environment_or_default():
+    assert image.image_variant({}) == ("bookworm", "initramfs-tools")
+    env = {"IOTUNE_LAB_RELEASE": "trixie", "IOTUNE_LAB_INITRAMFS": "dracut"}
+    assert image.image_variant(env) == ("trixie", "dracut")
+    assert image.image_variant(env, release="bookworm") == ("bookworm", "dracut")
+    with pytest.raises(LabError, match="release must be one of"):
+        image.image_variant({"IOTUNE_LAB_RELEASE": "sid"})
+    with pytest.raises(LabError, match="initramfs must be one of"):
+        image.image_variant({}, initramfs="mkinitcpio")
 
 
 def test_no_mirror_host_in_the_lab_code():
@@ -124,6 +158,36 @@ def test_recipe_hash_follows_image_files_and_their_mode(image_files):
     assert h2 != h
     f.chmod(0o600)
     assert image.recipe_hash(MAIN, SEC) != h2
+
+
+def test_each_release_and_generator_is_its_own_image(image_files):
+    hashes = {image.recipe_hash(MAIN, SEC, r, i) for r in image.RELEASES for i in image.INITRAMFS}
+    assert len(hashes) == len(image.RELEASES) * len(image.INITRAMFS)
+    # the default stays the bookworm + initramfs-tools image it always was
+    assert image.recipe_hash(MAIN, SEC) == image.recipe_hash(MAIN, SEC, "bookworm", "initramfs-tools")
+
+
+def test_dracut_files_count_only_for_the_dracut_image(image_files):
+    before = {i: image.recipe_hash(MAIN, SEC, "trixie", i) for i in image.INITRAMFS}
+    f = image_files / "dracut" / "etc" / "dracut.conf.d" / "iotune-lab.conf"
+    f.write_text(f.read_text() + "# changed\n")
+    assert image.recipe_hash(MAIN, SEC, "trixie", "initramfs-tools") == before["initramfs-tools"]
+    assert image.recipe_hash(MAIN, SEC, "trixie", "dracut") != before["dracut"]
+
+
+def test_dracut_image_gets_dracut_instead_of_initramfs_tools(image_files, tmp_path):
+    assert "initramfs-tools" in image.base_packages("initramfs-tools")
+    assert "initramfs-tools" not in image.base_packages("dracut")
+    assert image.kernel_packages("dracut")[0] == "dracut"
+    assert "dracut" not in image.kernel_packages("initramfs-tools")
+    for variant, has_dracut_conf, has_itools_conf in (("dracut", True, False), ("initramfs-tools", False, True)):
+        root = tmp_path / variant
+        image.copy_overlays(root, variant)
+        assert (root / "etc/dracut.conf.d/iotune-lab.conf").is_file() == has_dracut_conf
+        assert (root / "etc/initramfs-tools").exists() == has_itools_conf
+        assert (root / "usr/local/sbin/iotune-lab-seed").is_file()
+    conf = (tmp_path / "dracut" / "etc/dracut.conf.d/iotune-lab.conf").read_text()
+    assert 'mdadmconf="yes"' in conf and 'hostonly="no"' in conf
 
 
 def test_recipe_hash_follows_the_recipe(image_files, monkeypatch):

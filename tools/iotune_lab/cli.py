@@ -25,7 +25,7 @@ import time
 from . import common
 from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
 from .disks import BUSES, fresh_disks, new_disks, parse_size
-from .image import ensure_image, host_mirrors, recipe_hash
+from .image import INITRAMFS, RELEASES, ensure_image, host_mirrors, recipe_hash
 from .qmp import QMP
 from .ssh import lab_key, ssh_argv
 from .vm import (boot_auto, console_tail, free_port, kill_qemu, load_state, qemu_pid, save_state,
@@ -278,8 +278,10 @@ def cmd_detach_disk(args):
 
 def cmd_prune(args):
     """Remove cached images other than the current recipe's and those running VMs still use."""
-    mirror, security = host_mirrors()
-    keep = {recipe_hash(mirror, security)}
+    keep = set()
+    for release in RELEASES:           # the current image of every release and generator stays
+        mirror, security = host_mirrors(suite=release)
+        keep.update(recipe_hash(mirror, security, release, initramfs) for initramfs in INITRAMFS)
     if common.LAB_DIR.is_dir():
         for d in common.LAB_DIR.iterdir():
             if (d / "state.json").is_file():
@@ -317,6 +319,12 @@ def build_parser():
     p.add_argument("--security-mirror", metavar="URL",
                    help="Debian security mirror (default $IOTUNE_LAB_SECURITY_MIRROR, else the host's apt "
                         "sources, else MIRROR-security)")
+    p.add_argument("--release", choices=tuple(RELEASES), default=None,
+                   help="Debian release of the image (build, up, podman-image; default "
+                        "$IOTUNE_LAB_RELEASE, else bookworm)")
+    p.add_argument("--initramfs", choices=INITRAMFS, default=None,
+                   help="initramfs generator in the image (default $IOTUNE_LAB_INITRAMFS, else "
+                        "initramfs-tools; dracut replaces it)")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND", required=True)
 
     b = sub.add_parser("build", help="build (or reuse) the Debian 12 base image")
@@ -383,6 +391,10 @@ def main(argv=None):
         os.environ["IOTUNE_LAB_MIRROR"] = args.mirror
     if args.security_mirror:
         os.environ["IOTUNE_LAB_SECURITY_MIRROR"] = args.security_mirror
+    if args.release:
+        os.environ["IOTUNE_LAB_RELEASE"] = args.release
+    if args.initramfs:
+        os.environ["IOTUNE_LAB_INITRAMFS"] = args.initramfs
     try:
         return args.func(args)
     except LabError as e:

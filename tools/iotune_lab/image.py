@@ -24,6 +24,10 @@ from .common import LabError, FileLock, Phase, mounts_under, need_root, need_too
 # image is reused. Bump RECIPE_VERSION when you change what build_image() does.
 RECIPE_VERSION = 4
 SUITE = "bookworm"
+# The releases and initramfs generators an image can be built for (tools/lab --release/--initramfs,
+# $IOTUNE_LAB_RELEASE/$IOTUNE_LAB_INITRAMFS); each combination is its own recipe, hash and cache entry.
+RELEASES = {"bookworm": "12", "trixie": "13"}
+INITRAMFS = ("initramfs-tools", "dracut")
 # debootstrap stage: a minimal system; nothing storage-specific (no mdadm, xfsprogs, fio, lvm2,
 # gdisk, parted): roles and tests install those, as they would on a cloud image.
 BASE_PACKAGES = [
@@ -34,6 +38,9 @@ BASE_PACKAGES = [
 # grub-pc-bin: GRUB's BIOS modules and grub-mkimage, without grub-pc's debconf-driven grub-install
 # and update-grub (the image's grub.cfg boots whatever /vmlinuz and /initrd.img point to).
 KERNEL_PACKAGES = ["linux-image-amd64", "grub-pc-bin"]
+# --initramfs dracut: dracut (a linux-initramfs-tool, so initramfs-tools is never installed) comes in
+# with the kernel, and the files under tools/lab_image/dracut/ replace etc/initramfs-tools/.
+DRACUT_PACKAGES = ["dracut"]
 ROOTFS_SIZE = "4G"
 # The root disk: an MBR partition table, GRUB's boot.img in the MBR, its core.img in the gap
 # before the first partition (sectors 1..2047), the ext4 root filesystem in partition 1.
@@ -119,6 +126,16 @@ def _deb822_entries(text):
     return entries
 
 
+def host_codename(os_release=Path("/etc/os-release")):
+    try:
+        for line in Path(os_release).read_text().splitlines():
+            if line.startswith("VERSION_CODENAME="):
+                return line.split("=", 1)[1].strip().strip('"') or None
+    except OSError:
+        pass
+    return None
+
+
 def pick_mirrors(entries, suite=SUITE):
     """(main, security) URIs for suite from apt entries; None where nothing matches. Only http(s)
     mirrors count (debootstrap runs on the host, the guest reaches them through qemu's NAT)."""
@@ -134,35 +151,76 @@ def pick_mirrors(entries, suite=SUITE):
     return found_main, found_sec
 
 
-def host_mirrors(environ=None, apt_dir=Path("/etc/apt")):
+def host_mirrors(environ=None, apt_dir=Path("/etc/apt"), suite=SUITE, host_suite=None):
     """(debian mirror, security mirror): $IOTUNE_LAB_MIRROR / $IOTUNE_LAB_SECURITY_MIRROR (what
-    `tools/lab --mirror/--security-mirror` set), else the host's own apt sources. The lab names no
-    mirror itself: without either it stops and says how to give one."""
+    `tools/lab --mirror/--security-mirror` set), else the host's own apt sources: the entries for
+    suite, else (another release than the host's) those for the host's own release host_suite, as one
+    Debian mirror carries every release. The lab names no mirror itself: without either it stops and
+    says how to give one."""
     environ = os.environ if environ is None else environ
     main = environ.get("IOTUNE_LAB_MIRROR")
     sec = environ.get("IOTUNE_LAB_SECURITY_MIRROR")
-    found_main, found_sec = pick_mirrors(apt_source_entries(apt_dir)) if not (main and sec) else (None, None)
+    found_main = found_sec = None
+    if not (main and sec):
+        entries = apt_source_entries(apt_dir)
+        found_main, found_sec = pick_mirrors(entries, suite)
+        host_suite = host_codename() if host_suite is None else host_suite
+        if host_suite and host_suite != suite and not (found_main and found_sec):
+            other_main, other_sec = pick_mirrors(entries, host_suite)
+            found_main, found_sec = found_main or other_main, found_sec or other_sec
     main = main or found_main
     if not main:
-        raise LabError(f"no Debian mirror for {SUITE} in the host's apt sources ({apt_dir}); "
+        raise LabError(f"no Debian mirror for {suite} in the host's apt sources ({apt_dir}); "
                        "give one with `tools/lab --mirror URL ...` or $IOTUNE_LAB_MIRROR")
     # the Debian archive layout keeps the security suites beside the main archive ("<uri>-security")
     sec = sec or found_sec or main.rstrip("/") + "-security"
     return main.rstrip("/"), sec.rstrip("/")
 
 
-def recipe_hash(mirror, security):
+def image_variant(environ=None, release=None, initramfs=None):
+    """(release, initramfs generator): the arguments, else $IOTUNE_LAB_RELEASE / $IOTUNE_LAB_INITRAMFS
+    (what `tools/lab --release/--initramfs` set), else bookworm with initramfs-tools."""
+    environ = os.environ if environ is None else environ
+    release = release or environ.get("IOTUNE_LAB_RELEASE") or SUITE
+    initramfs = initramfs or environ.get("IOTUNE_LAB_INITRAMFS") or INITRAMFS[0]
+    if release not in RELEASES:
+        raise LabError(f"release must be one of {', '.join(RELEASES)} (got {release!r})", common.EXIT_USAGE)
+    if initramfs not in INITRAMFS:
+        raise LabError(f"initramfs must be one of {', '.join(INITRAMFS)} (got {initramfs!r})",
+                       common.EXIT_USAGE)
+    return release, initramfs
+
+
+def overlay_dirs(initramfs):
+    """The folders of tools/lab_image copied over the rootfs, in order, for this generator."""
+    dirs = [common.IMAGE_FILES / "rootfs"]
+    if initramfs == "dracut":
+        dirs.append(common.IMAGE_FILES / "dracut")
+    return dirs
+
+
+def skip_file(rel, initramfs):
+    """Files of tools/lab_image/rootfs that the generator's variant leaves out."""
+    return initramfs != "initramfs-tools" and rel.parts[:2] == ("etc", "initramfs-tools")
+
+
+def recipe_hash(mirror, security, release=SUITE, initramfs=INITRAMFS[0]):
     h = hashlib.sha256()
     recipe = {
-        "version": RECIPE_VERSION, "suite": SUITE, "base": BASE_PACKAGES, "kernel": KERNEL_PACKAGES,
+        "version": RECIPE_VERSION, "suite": release, "base": BASE_PACKAGES, "kernel": KERNEL_PACKAGES,
         "rootfs_size": ROOTFS_SIZE, "cmdline": KERNEL_CMDLINE, "cmdline_extra": VM_CMDLINE_EXTRA,
         "grub_modules": GRUB_MODULES, "part_start": PART_START, "enable": SERVICES_ENABLE,
         "mask": UNITS_MASK, "mirror": mirror, "security": security, "apt": APT_SOURCES,
     }
+    if initramfs != INITRAMFS[0]:      # the initramfs-tools recipe keeps the hash it always had
+        recipe.update(initramfs=initramfs, initramfs_packages=DRACUT_PACKAGES)
     h.update(json.dumps(recipe, sort_keys=True).encode())
+    overlays = overlay_dirs(initramfs)
     for f in sorted(common.IMAGE_FILES.rglob("*")):
         if f.is_file():
             rel = f.relative_to(common.IMAGE_FILES).as_posix()
+            if not any(f.is_relative_to(d) for d in overlays):
+                continue                # another variant's files
             h.update(rel.encode() + b"\0" + oct(f.stat().st_mode & 0o777).encode() + b"\0")
             h.update(f.read_bytes())
     return h.hexdigest()[:12]
@@ -261,17 +319,22 @@ def write_root_disk(raw, rootfs, root_uuid, boot_img, core_img):
         f.write(core_img)                  # sector 1: where boot.img looks for it by default
 
 
-def build_image(mirror, security, dest):
-    """Build the image into the (temporary) directory dest. Returns the manifest dict."""
-    timings = {}
-    rootfs = dest / "rootfs"
-    t_all = time.monotonic()
-    with Phase("debootstrap", timings):
-        run(["debootstrap", "--variant=minbase", f"--keyring={KEYRING}",
-             "--include=" + ",".join(BASE_PACKAGES), SUITE, rootfs, mirror], capture=True)
-    with Phase("configure", timings):
-        for src in sorted(common.IMAGE_FILES.joinpath("rootfs").rglob("*")):
-            rel = src.relative_to(common.IMAGE_FILES / "rootfs")
+def base_packages(initramfs):
+    if initramfs == "initramfs-tools":
+        return BASE_PACKAGES
+    return [p for p in BASE_PACKAGES if p != "initramfs-tools"]
+
+
+def kernel_packages(initramfs):
+    return (DRACUT_PACKAGES if initramfs == "dracut" else []) + KERNEL_PACKAGES
+
+
+def copy_overlays(rootfs, initramfs):
+    for top in overlay_dirs(initramfs):
+        for src in sorted(top.rglob("*")):
+            rel = src.relative_to(top)
+            if skip_file(rel, initramfs):
+                continue
             dst = rootfs / rel
             if src.is_dir():
                 dst.mkdir(parents=True, exist_ok=True)
@@ -281,9 +344,21 @@ def build_image(mirror, security, dest):
                 dst.unlink()
             shutil.copyfile(src, dst)
             os.chmod(dst, src.stat().st_mode & 0o777)
+
+
+def build_image(mirror, security, dest, release=SUITE, initramfs=INITRAMFS[0]):
+    """Build the image into the (temporary) directory dest. Returns the manifest dict."""
+    timings = {}
+    rootfs = dest / "rootfs"
+    t_all = time.monotonic()
+    with Phase("debootstrap", timings):
+        run(["debootstrap", "--variant=minbase", f"--keyring={KEYRING}",
+             "--include=" + ",".join(base_packages(initramfs)), release, rootfs, mirror], capture=True)
+    with Phase("configure", timings):
+        copy_overlays(rootfs, initramfs)
         (rootfs / "etc/apt/sources.list").unlink(missing_ok=True)
         (rootfs / "etc/apt/sources.list.d/debian.sources").write_text(
-            APT_SOURCES.format(mirror=mirror, security=security, suite=SUITE))
+            APT_SOURCES.format(mirror=mirror, security=security, suite=release))
         (rootfs / "etc/apt/apt.conf.d/90iotune-lab").write_text(
             'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n')
         # no daemons may start inside the build chroot
@@ -294,7 +369,7 @@ def build_image(mirror, security, dest):
         with Phase("kernel+updates", timings):
             chroot(rootfs, "apt-get", "update", "-q")
             chroot(rootfs, "apt-get", "-y", "-q", "upgrade")
-            chroot(rootfs, "apt-get", "-y", "-q", "install", *KERNEL_PACKAGES)
+            chroot(rootfs, "apt-get", "-y", "-q", "install", *kernel_packages(initramfs))
         with Phase("systemd units", timings):
             chroot(rootfs, "systemctl", "enable", *SERVICES_ENABLE)
             chroot(rootfs, "systemctl", "mask", *UNITS_MASK)
@@ -348,15 +423,17 @@ def build_image(mirror, security, dest):
     (dest / "packages.txt").write_text(packages)
     safe_rmtree(rootfs)
     timings["total"] = round(time.monotonic() - t_all, 1)
-    return {"kernel": kver, "timings_s": timings, "packages": len(packages.splitlines()),
+    return {"kernel": kver, "initramfs": initramfs, "timings_s": timings, "packages": len(packages.splitlines()),
             "root_uuid": root_uuid, "boot": "grub (MBR, core.img in sectors 1..2047)",
             "root_cmdline": root_cmdline(root_uuid)}
 
 
-def ensure_image(force=False):
-    """Return the directory of a ready image, building it if missing (or forced)."""
-    mirror, security = host_mirrors()
-    h = recipe_hash(mirror, security)
+def ensure_image(force=False, release=None, initramfs=None):
+    """Return the directory of a ready image, building it if missing (or forced). release and
+    initramfs default to $IOTUNE_LAB_RELEASE / $IOTUNE_LAB_INITRAMFS, else bookworm / initramfs-tools."""
+    release, initramfs = image_variant(release=release, initramfs=initramfs)
+    mirror, security = host_mirrors(suite=release)
+    h = recipe_hash(mirror, security, release, initramfs)
     d = image_dir(h)
     if image_ready(d) and not force:
         return d, h, False
@@ -367,11 +444,11 @@ def ensure_image(force=False):
     with FileLock(images / ".build.lock"):
         if image_ready(d) and not force:   # somebody else built it while we waited
             return d, h, False
-        say(f"building image {h} (Debian {SUITE}, mirror {mirror}, security {security})")
+        say(f"building image {h} (Debian {release} with {initramfs}, mirror {mirror}, security {security})")
         tmp = Path(tempfile.mkdtemp(prefix=f".build-{h}-", dir=images))
         try:
-            info = build_image(mirror, security, tmp)
-            manifest = {"hash": h, "suite": SUITE, "mirror": mirror, "security": security,
+            info = build_image(mirror, security, tmp, release, initramfs)
+            manifest = {"hash": h, "suite": release, "mirror": mirror, "security": security,
                         "built": datetime.datetime.now(datetime.timezone.utc).isoformat(
                             timespec="seconds"),
                         "cmdline": KERNEL_CMDLINE, **info}

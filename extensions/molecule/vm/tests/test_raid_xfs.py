@@ -104,6 +104,12 @@ def test_initramfs_contains_the_mdadm_conf(host):
     uuid = detail_export(host)['MD_UUID']
     kernel = host.check_output('uname -r')
     image = '/boot/initrd.img-%s' % kernel
+    if host.package('dracut').is_installed:
+        # dracut's mdraid module (mdadmconf=yes) copies /etc/mdadm/mdadm.conf to etc/mdadm.conf
+        assert re.search(r'\setc/mdadm\.conf$', host.check_output('lsinitrd %s', image), re.M)
+        content = host.check_output('lsinitrd -f etc/mdadm.conf %s', image)
+        assert 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % uuid in content
+        return
     listing = host.check_output('lsinitramfs %s', image)
     assert re.search(r'(^|/)etc/mdadm/mdadm\.conf$', listing, re.M)
     tmp = host.check_output('mktemp -d')

@@ -22,6 +22,8 @@ CHUNK_KB = 256
 TUNING_TASK = "Render, apply and verify the udev rules"
 # the device class of the lab's data disks: create.yml boots them on IOTUNE_LAB_DISK_BUS (virtio or nvme)
 DISK_CLASS = "nvme" if os.environ.get("IOTUNE_LAB_DISK_BUS") == "nvme" else "virtual"
+# streaming.yml's scheduler_by_class: none for nvme, mq-deadline for virtual disks
+STREAMING_SCHEDULER = "none" if DISK_CLASS == "nvme" else "mq-deadline"
 
 # ----------------------------------------------------------------------------------------------
 # helpers
@@ -161,7 +163,7 @@ def test_switch_profile_streaming_to_cassandra(host, playbook, members):
     md = _kname(host, "/dev/md/data")
     assert sorted(res["triggered"]) == sorted([md] + list(members.values()))
     assert 'ATTR{queue/read_ahead_kb}="%d"' % STREAMING_MD_KB in host.file(RULES).content_string
-    _assert_profile_values(host, md, members, STREAMING_MD_KB, STREAMING_MEMBER_KB, "mq-deadline")
+    _assert_profile_values(host, md, members, STREAMING_MD_KB, STREAMING_MEMBER_KB, STREAMING_SCHEDULER)
 
     # back to cassandra: again exactly one rewrite/reload/trigger
     rc, out, report = playbook.run({"iotune_profile": "cassandra"})

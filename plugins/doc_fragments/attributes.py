@@ -41,3 +41,15 @@ attributes:
   facts:
     description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
 """
+
+    # read-only modules (with the base fragment): nothing to predict, nothing to diff
+    READ_ONLY = r"""
+options: {}
+attributes:
+  check_mode:
+    support: full
+    details: Reads only; runs the same way in check mode.
+  diff_mode:
+    support: none
+    details: Reports no diff; it changes nothing.
+"""

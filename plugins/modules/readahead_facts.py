@@ -59,13 +59,8 @@ extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
   - iotune.storage.attributes.facts
+  - iotune.storage.attributes.read_only
 attributes:
-  check_mode:
-    support: full
-    details: Reads only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    details: Reports no diff; it changes nothing.
   facts:
     support: full
 notes:

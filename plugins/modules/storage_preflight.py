@@ -81,13 +81,7 @@ notes:
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
-attributes:
-  check_mode:
-    support: full
-    details: Reads only; runs the same way in check mode.
-  diff_mode:
-    support: none
-    details: Reports no diff; it changes nothing.
+  - iotune.storage.attributes.read_only
 seealso:
   - module: iotune.storage.mdadm_array
   - module: iotune.storage.xfs_filesystem

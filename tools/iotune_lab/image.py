@@ -472,11 +472,3 @@ def ensure_image(force=False, release=None, initramfs=None):
             raise
         say(f"image {h} ready in {d} (total {info['timings_s']['total']} s)")
         return d, h, True
-
-
-def cmd_build(args):
-    d, h, built = ensure_image(force=args.force)
-    if not built:
-        say(f"image {h} is up to date: {d} (use --force to rebuild)")
-    print(d)
-    return 0

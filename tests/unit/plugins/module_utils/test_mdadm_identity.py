@@ -14,6 +14,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.filter.md_identity import md_identity
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 
 UUID = '223bf324:4839b32a:611abc08:26fcd6e8'
 LINE = 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % UUID
@@ -79,3 +80,17 @@ def test_conf_update_without_wanted_line_removes_every_line_of_the_array():
     text = 'DEVICE partitions\n%s\nARRAY /dev/md/data2 UUID=aaaaaaaa:bbbbbbbb:cccccccc:dddddddd\n' % LINE
     assert md.conf_update(text, 'data', UUID, None) == (
         'DEVICE partitions\nARRAY /dev/md/data2 UUID=aaaaaaaa:bbbbbbbb:cccccccc:dddddddd\n')
+
+
+def test_conf_update_on_the_el_layout_keeps_auto_and_the_system_arrays():
+    # RHEL/EL: /etc/mdadm.conf as the installer writes it for a root on RAID1 (layout written by hand
+    # from an EL 9 install: MAILADDR, `AUTO +imsm +1.x -all`, ARRAY lines with level= and num-devices=).
+    # With `AUTO ... -all` only arrays listed here are assembled by name, so the line must be added and
+    # nothing else touched; a second update changes nothing.
+    text = fixture('mdadm', 'el9_anaconda_mdadm.conf')
+    updated = md.conf_update(text, 'data', UUID, LINE)
+    assert updated == text + LINE + '\n'
+    assert md.conf_update(updated, 'data', UUID, LINE) == updated
+    # the installer's own arrays are never taken for ours
+    stale = re.compile(md.stale_conf_line_regexp('data', UUID, LINE))
+    assert [line for line in text.splitlines() if line.startswith('ARRAY') and stale.search(line)] == []

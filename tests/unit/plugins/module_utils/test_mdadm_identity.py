@@ -2,7 +2,7 @@
 # Copyright (c) 2026 iotune.storage contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""md identity (short name, name regexp, udev glob, UUID forms), the md_identity filter and the mdadm.conf
+"""md identity (short name, name regexp, udev glob, UUID forms) and the mdadm.conf
 update that replaced the raid0 role's two lineinfile tasks and its stale-line template."""
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from ansible.errors import AnsibleFilterError
 
-from ansible_collections.iotune.storage.plugins.filter.md_identity import md_identity
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 
@@ -44,15 +42,6 @@ def test_identity_forms():
     ident = md.identity('web1:data', '223bf324-4839-b32a-611a-bc0826fcd6e8')
     assert ident == {'name': 'data', 'device': '/dev/md/data', 'name_regexp': r'(?:[^\s:]*:)?data',
                      'udev_name_glob': 'data|*:data', 'uuid': UUID}
-
-
-def test_filter_returns_the_identity_and_refuses_bad_names():
-    assert md_identity('data')['udev_name_glob'] == 'data|*:data'
-    assert md_identity('any:data', uuid=UUID)['uuid'] == UUID
-    with pytest.raises(AnsibleFilterError):
-        md_identity('bad name')
-    with pytest.raises(AnsibleFilterError):
-        md_identity(None)
 
 
 def test_conf_update_appends_to_a_missing_or_foreign_file():

@@ -53,13 +53,37 @@ $(PIP_SHIM): tools/get_pip_shim.py | venv
 	  $(BIN)/pip download -q --no-deps --only-binary=:all: -d $(dir $@) pip==24.2
 	cp tools/get_pip_shim.py $@
 
+# The newest ansible-core of the declared range (requires_ansible >=2.19): sanity and units in its own venv.
+# 2.20 needs a controller Python >= 3.12: python3.12 from PATH, else pyenv's; ansible-test bootstraps pip
+# NEWEST_PIP in its test venvs through the same offline shim.
+NEWEST_CORE := 2.20.10
+NEWEST_PIP  := 25.2
+PY_NEWEST   := $(shell for p in $$(command -v python3.12) $(HOME)/.pyenv/versions/3.12*/bin/python3.12; do \
+                 "$$p" -c '' 2>/dev/null && { echo "$$p"; break; }; done)
+NEWEST_VENV := $(BUILD)/venv-core-$(NEWEST_CORE)
+PIP_SHIM_NEWEST := $(HOME)/.ansible/test/cache/get_pip_$(subst .,_,$(NEWEST_PIP)).py
+
+$(PIP_SHIM_NEWEST): tools/get_pip_shim.py | venv
+	mkdir -p $(dir $@)
+	ls $(dir $@)pip-$(NEWEST_PIP)-py3-none-any.whl >/dev/null 2>&1 || \
+	  $(BIN)/pip download -q --no-deps --only-binary=:all: -d $(dir $@) pip==$(NEWEST_PIP)
+	cp tools/get_pip_shim.py $@
+
+$(NEWEST_VENV)/.stamp:
+	@test -n "$(PY_NEWEST)" || { echo "ansible-core $(NEWEST_CORE) needs Python 3.12 on the controller:" \
+	  "none on PATH (python3.12) or in ~/.pyenv/versions/3.12*"; exit 1; }
+	$(PY_NEWEST) -m venv $(NEWEST_VENV)
+	$(NEWEST_VENV)/bin/pip install -q --disable-pip-version-check ansible-core==$(NEWEST_CORE)
+	touch $@
+
 setup: host venv tree $(PIP_SHIM) ## everything the tests need
 
 # ---------------------------------------------------------------------------------------------
 # Tests
-.PHONY: test sanity units lab-units lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
+.PHONY: test sanity sanity-newest units lab-units lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
 test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
 	$(MAKE) --no-print-directory sanity
+	$(MAKE) --no-print-directory sanity-newest
 	$(MAKE) --no-print-directory units
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory changelog-lint
@@ -81,6 +105,10 @@ at-tree: | venv
 
 sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
 	cd $(AT_ROOT) && $(BIN)/ansible-test sanity --local --python $(PYVER) --color no
+
+sanity-newest: setup at-tree $(NEWEST_VENV)/.stamp $(PIP_SHIM_NEWEST) ## sanity + units on the newest declared ansible-core (2.20, Python 3.12)
+	cd $(AT_ROOT) && $(NEWEST_VENV)/bin/ansible-test sanity --local --requirements --python 3.12 --color no
+	cd $(AT_ROOT) && $(NEWEST_VENV)/bin/ansible-test units --local --requirements --python 3.12 --color no
 
 units: setup at-tree ## ansible-test units, then the lab's own unit tests
 	cd $(AT_ROOT) && $(BIN)/ansible-test units --local --python $(PYVER) --color no

@@ -7,14 +7,25 @@ PyPI. The arguments are those ansible-test passes to get-pip (requirement specif
 """
 import glob
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GET_PIP_ONLY = {'--no-setuptools', '--no-wheel'}
 
 
+def wanted_wheels():
+    """The pip wheel of the version this shim is named for (get_pip_25_2.py -> pip-25.2), else any."""
+    match = re.match(r'get_pip_(\d+)_(\d+)\.py$', os.path.basename(__file__))
+    if match:
+        own = glob.glob(os.path.join(HERE, 'pip-%s.%s-py3-none-any.whl' % match.groups()))
+        if own:
+            return own
+    return sorted(glob.glob(os.path.join(HERE, 'pip-*-py3-none-any.whl')))
+
+
 def main():
-    wheels = sorted(glob.glob(os.path.join(HERE, 'pip-*-py3-none-any.whl')))
+    wheels = wanted_wheels()
     if not wheels:
         sys.stderr.write('get-pip shim: no pip wheel in %s\n' % HERE)
         return 1

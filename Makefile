@@ -47,10 +47,11 @@ tree: ## expose the working tree as ansible_collections/iotune/storage under bui
 	mkdir -p $(dir $(COLL_LINK))
 	ln -sfn $(TOP) $(COLL_LINK)
 
-$(PIP_SHIM): tools/get_pip_shim.py | venv
+# get_pip_X_Y.py: the offline get-pip shim and the pip X.Y wheel it installs (ansible-test asks for it by name)
+$(HOME)/.ansible/test/cache/get_pip_%.py: tools/get_pip_shim.py | venv
 	mkdir -p $(dir $@)
-	ls $(dir $@)pip-24.2-py3-none-any.whl >/dev/null 2>&1 || \
-	  $(BIN)/pip download -q --no-deps --only-binary=:all: -d $(dir $@) pip==24.2
+	ls $(dir $@)pip-$(subst _,.,$*)-py3-none-any.whl >/dev/null 2>&1 || \
+	  $(BIN)/pip download -q --no-deps --only-binary=:all: -d $(dir $@) pip==$(subst _,.,$*)
 	cp tools/get_pip_shim.py $@
 
 # The newest ansible-core of the declared range (requires_ansible >=2.19): sanity and units in its own venv.
@@ -62,12 +63,6 @@ PY_NEWEST   := $(shell for p in $$(command -v python3.12) $(HOME)/.pyenv/version
                  "$$p" -c '' 2>/dev/null && { echo "$$p"; break; }; done)
 NEWEST_VENV := $(BUILD)/venv-core-$(NEWEST_CORE)
 PIP_SHIM_NEWEST := $(HOME)/.ansible/test/cache/get_pip_$(subst .,_,$(NEWEST_PIP)).py
-
-$(PIP_SHIM_NEWEST): tools/get_pip_shim.py | venv
-	mkdir -p $(dir $@)
-	ls $(dir $@)pip-$(NEWEST_PIP)-py3-none-any.whl >/dev/null 2>&1 || \
-	  $(BIN)/pip download -q --no-deps --only-binary=:all: -d $(dir $@) pip==$(NEWEST_PIP)
-	cp tools/get_pip_shim.py $@
 
 $(NEWEST_VENV)/.stamp:
 	@test -n "$(PY_NEWEST)" || { echo "ansible-core $(NEWEST_CORE) needs Python 3.12 on the controller:" \

@@ -172,19 +172,18 @@ class BlockHost:
                 result.append(entry)
         return result
 
-    def holders(self, kname):
-        base = self.path(self.sys_block(kname, 'holders'))
+    def _links(self, kname, kind):
+        """Sorted entries of /sys/class/block/KNAME/KIND (holders or slaves); [] when unreadable."""
         try:
-            return sorted(os.listdir(base))
+            return sorted(os.listdir(self.path(self.sys_block(kname, kind))))
         except OSError:
             return []
 
+    def holders(self, kname):
+        return self._links(kname, 'holders')
+
     def slaves(self, kname):
-        base = self.path(self.sys_block(kname, 'slaves'))
-        try:
-            return sorted(os.listdir(base))
-        except OSError:
-            return []
+        return self._links(kname, 'slaves')
 
     def parent_disk(self, kname):
         """Kernel name of the whole disk a partition belongs to; None for a whole disk.

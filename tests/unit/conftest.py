@@ -47,3 +47,18 @@ def fake_host(tmp_path):
 def standard_host(tmp_path):
     """The reference host of the sysfs/readahead/udev tests (build_standard_host)."""
     return build_standard_host(tmp_path / 'host')
+
+
+@pytest.fixture
+def inventory_scans(monkeypatch):
+    """The sys_root of every whole-host scan (host.BlockInventory) made during the test, in order."""
+    from ansible_collections.iotune.storage.plugins.module_utils import host as host_utils
+
+    scans = []
+    real = host_utils.BlockInventory
+
+    def counting(*args, **kwargs):
+        scans.append(kwargs['sys_root'])
+        return real(*args, **kwargs)
+    monkeypatch.setattr(host_utils, 'BlockInventory', counting)
+    return scans

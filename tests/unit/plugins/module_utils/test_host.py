@@ -50,18 +50,11 @@ def test_blkid_failure_is_raised_every_time_and_not_remembered(host):
     assert len(host.ran(['blkid'])) == 2
 
 
-def test_one_inventory_per_host(host, monkeypatch):
-    scans = []
-    real = host_utils.BlockInventory
-
-    def counting(*args, **kwargs):
-        scans.append(kwargs['sys_root'])
-        return real(*args, **kwargs)
-    monkeypatch.setattr(host_utils, 'BlockInventory', counting)
+def test_one_inventory_per_host(host, inventory_scans):
     view = host.view(page_size=4096)
     assert view.inventory() is view.inventory()
     assert view.inventory().order == ['vdb', 'vdk', 'vdk1', 'vdk2']
-    assert scans == [host.sys]
+    assert inventory_scans == [host.sys]
 
 
 def test_parent_disk_and_readahead_device(host):

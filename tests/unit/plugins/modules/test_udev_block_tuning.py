@@ -12,7 +12,6 @@ import pytest
 
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
-from ansible_collections.iotune.storage.plugins.module_utils import host as host_utils
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.modules import udev_block_tuning as mod
 
@@ -339,18 +338,11 @@ def test_apply_then_idempotent(host, capsys, monkeypatch):
     assert fake2.udevadm_calls() == []
 
 
-def test_one_host_scan_per_call(host, capsys, monkeypatch):
-    scans = []
-    real = host_utils.BlockInventory
-
-    def counting(*args, **kwargs):
-        scans.append(kwargs['sys_root'])
-        return real(*args, **kwargs)
-    monkeypatch.setattr(host_utils, 'BlockInventory', counting)
+def test_one_host_scan_per_call(host, capsys, monkeypatch, inventory_scans):
     args = {'devices': entries(host), 'rules_file': host.rules}
     code, out = run(capsys, monkeypatch, FakeUdev(host, APPLIED), args)
     assert code == 0, out
-    assert scans == [host.sys]
+    assert inventory_scans == [host.sys]
 
 
 def test_drift_triggers_only_the_drifting_device(host, capsys, monkeypatch):

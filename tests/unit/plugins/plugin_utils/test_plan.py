@@ -151,6 +151,8 @@ def test_custom_profile_names_every_missing_key():
     ({'services': ['cassandra.socket']}, 'is a .socket unit'),
     ({'services': ['-x']}, 'is not a systemd unit name'),
     ({'allow_nonempty_mountpoint': 'yes'}, 'allow_nonempty_mountpoint must be true or false'),
+    ({'ephemeral': 'yes'}, "ephemeral must be true or false, got 'yes'"),
+    ({'ephemeral': 1}, 'ephemeral must be true or false, got 1'),
     ({'readahead_kb': 8}, "unknown key 'readahead_kb'"),
     ({'mountpoint': None}, 'mountpoint is required'),
 ])
@@ -163,6 +165,20 @@ def test_array_refusals(changes, expected):
 def test_single_device_allowed_when_asked():
     plan = build_plan('cassandra', profile_data(), {}, arrays(devices=['/dev/vdb'], allow_single_device=True))
     assert plan['raid0_arrays'][0]['allow_single_device'] is True
+
+
+def test_ephemeral_arrays_are_planned_only_when_asked():
+    assert build_plan('cassandra', profile_data(), {}, arrays())['ephemeral_arrays'] == []
+    assert build_plan('cassandra', profile_data(), {}, arrays(ephemeral=False))['ephemeral_arrays'] == []
+    plan = build_plan('cassandra', profile_data(), {}, arrays(ephemeral=True, chunk_kb=256, owner='cassandra',
+                                                              mode='0750'))
+    assert plan['ephemeral_arrays'] == [{
+        'name': 'data', 'devices': ['/dev/disk/by-id/virtio-a', '/dev/disk/by-id/virtio-b'], 'chunk_kb': 256,
+        'allow_single_device': False, 'label': 'data', 'mountpoint': '/var/lib/cassandra',
+        'mount_options': ['noatime'], 'owner': 'cassandra', 'group': None, 'mode': '0750',
+        'services': ['cassandra.service']}]
+    # the other roles see the same array as without ephemeral
+    assert plan['raid0_arrays'] == build_plan('cassandra', profile_data(), {}, arrays(chunk_kb=256))['raid0_arrays']
 
 
 def test_across_arrays():

@@ -17,7 +17,8 @@ xfs_format.XfsFilesystem, device_safety):
   it is);
 - EVERY member is blank (no signature, zeros in the regions device_safety reads, nothing in use): the RAID0
   is created with the same name, chunk, metadata and homehost, the XFS with the same label and stripe, the
-  mdadm.conf ARRAY line and the fstab UUID are rewritten (systemd reloaded, so that the mount unit follows);
+  mdadm.conf ARRAY line and the fstab UUID are rewritten (systemd reloaded, so that the mount unit follows),
+  and the mount and the enabled services of the array get start jobs (their boot jobs may have timed out);
 - anything else (a member missing, carrying a signature or data, in use, sizes differ): it refuses, says why
   on stdout (the journal), writes nothing, and exits 1 - the services that Require= the unit stay down.
 
@@ -50,7 +51,8 @@ __metaclass__ = type
 SPEC_DIR = '/etc/iotune-storage/ephemeral'
 SPEC_REQUIRED = ('name', 'devices', 'chunk_kb', 'label', 'mountpoint', 'mount_options', 'conf_path')
 SPEC_DEFAULTS = {'metadata': '1.2', 'homehost': 'any', 'allow_single_device': False, 'owner': None,
-                 'group': None, 'mode': None, 'fstab': '/etc/fstab', 'device_wait': 90, 'settle_timeout': 60}
+                 'group': None, 'mode': None, 'fstab': '/etc/fstab', 'device_wait': 90, 'settle_timeout': 60,
+                 'mount_unit': None, 'services': []}
 TOOLS = ('mdadm', 'mkfs.xfs', 'xfs_info', 'blkid', 'wipefs', 'udevadm', 'blockdev', 'systemctl', 'mount', 'umount')
 NOT_BLANK = ('the boot program never wipes anything: a member that is not blank is not a fresh instance-store '
              'disk. Nothing was written; the services of the array stay stopped. Look at the disks, then run '
@@ -250,6 +252,29 @@ class EphemeralArray:
             write_atomic(path, after)
         return True
 
+    def queue_mount_and_services(self):
+        """Start jobs (--no-block) for the mount and the enabled services of the array.
+
+        At boot the mount unit waited for the old filesystem's device (x-systemd.device-timeout from the start
+        of the boot); a re-creation that takes longer than that (mkfs.xfs discards the whole array) finds the
+        mount, and the services behind it, failed with 'dependency'. New jobs (ordered after this unit, so they
+        run when it has finished) bring them up; a job that is still queued just merges. Only services that are
+        enabled are started: the boot would have started exactly those.
+        """
+        systemctl = self.bins.get('systemctl')
+        if not systemctl:
+            return
+        units = [u for u in [self.spec.get('mount_unit')] if u]
+        for service in self.spec.get('services') or []:
+            rc, out, dummy = self.run([systemctl, 'is-enabled', service])
+            if rc == 0 and out.strip() in ('enabled', 'enabled-runtime'):
+                units.append(service)
+        if units:
+            rc, out, err = self.run([systemctl, 'start', '--no-block'] + units)
+            if rc != 0:
+                self.log.warning('systemctl start --no-block %s failed (rc=%s): %s'
+                                 % (' '.join(units), rc, (err or out).strip()))
+
     def apply(self):
         """Bring the array back or refuse. Returns a dict of what happened; raises Refused."""
         self.wait_for_members()
@@ -269,6 +294,8 @@ class EphemeralArray:
         if fstab_changed and not self.check_mode and self.bins.get('systemctl'):
             # the mount unit was generated from the old line; reload so that it waits for the new UUID
             self.run([self.bins['systemctl'], 'daemon-reload'])
+        if result['created'] and not self.check_mode:
+            self.queue_mount_and_services()
         return {'name': self.name, 'array': what, 'uuid': result.get('uuid'), 'filesystem_created': fs['created'],
                 'filesystem_uuid': fs['uuid'], 'conf_changed': conf_diff is not None, 'fstab_changed': fstab_changed,
                 'check_mode': self.check_mode}

@@ -42,6 +42,9 @@ def host(fake_host, tmp_path):
     (h.etc / 'mdadm.conf').write_text('HOMEHOST <system>\n%s\n' % OLD_LINE)
     (h.etc / 'fstab').write_text(FSTAB_OLD)
     h.on(['/bin/systemctl', 'daemon-reload'], 0)
+    h.on(['/bin/systemctl', 'is-enabled', 'cassandra.service'], 0, 'enabled\n')
+    h.on(['/bin/systemctl', 'is-enabled', 'other.service'], 1, 'disabled\n')
+    h.on(['/bin/systemctl', 'start', '--no-block', 'var-lib-cassandra.mount', 'cassandra.service'], 0)
     return h
 
 
@@ -49,7 +52,8 @@ def spec(host, **kw):
     data = {'name': 'data', 'devices': BY_ID, 'chunk_kb': 256, 'metadata': '1.2', 'homehost': 'any',
             'label': 'data', 'mountpoint': '/var/lib/cassandra',
             'mount_options': 'noatime,nofail,x-systemd.device-timeout=90s',
-            'conf_path': str(host.etc / 'mdadm.conf'), 'fstab': str(host.etc / 'fstab'), 'device_wait': 5}
+            'conf_path': str(host.etc / 'mdadm.conf'), 'fstab': str(host.etc / 'fstab'), 'device_wait': 5,
+            'mount_unit': 'var-lib-cassandra.mount', 'services': ['cassandra.service', 'other.service']}
     data.update(kw)
     path = host.etc / 'data.json'
     path.write_text(json.dumps(data))
@@ -117,7 +121,11 @@ def test_every_member_blank_recreates_array_filesystem_conf_and_fstab(host):
     fstab = (host.etc / 'fstab').read_text().splitlines()
     assert fstab[1] == 'UUID=%s /var/lib/cassandra xfs noatime,nofail,x-systemd.device-timeout=90s 0 0' % XFS_UUID
     assert fstab[0] == FSTAB_OLD.splitlines()[0]
-    assert host.ran(['/bin/systemctl']) == [['/bin/systemctl', 'daemon-reload']]
+    # reloaded after the fstab change, then the mount and the enabled services (only) get start jobs
+    assert host.ran(['/bin/systemctl']) == [
+        ['/bin/systemctl', 'daemon-reload'], ['/bin/systemctl', 'is-enabled', 'cassandra.service'],
+        ['/bin/systemctl', 'is-enabled', 'other.service'],
+        ['/bin/systemctl', 'start', '--no-block', 'var-lib-cassandra.mount', 'cassandra.service']]
     assert host.calls.index(['/bin/systemctl', 'daemon-reload']) > host.calls.index(MKFS)
     assert '<6>array data: every member is blank' in out and 'filesystem created (UUID %s)' % XFS_UUID in out
 

@@ -44,3 +44,11 @@ def test_new_disks_look_like_ebs_volumes():
         assert re.fullmatch(r"vol[0-9a-f]{17}", d["serial"])
         assert d["by_id"] == "/dev/disk/by-id/virtio-" + d["serial"]
         assert (d["size_bytes"], d["bus"], d["attached"]) == (1 << 30, "virtio", True)
+
+
+def test_blank_disk_file_reads_as_zeros_with_the_same_size(tmp_path):
+    f = tmp_path / "disk0.raw"
+    f.write_bytes(b"\x00" * 4096 + b"XFSB" + b"\x01" * 4092)
+    disks.blank_disk_file(f, 1 << 20)
+    data = f.read_bytes()
+    assert len(data) == 1 << 20 and data.count(0) == len(data)

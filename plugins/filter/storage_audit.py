@@ -31,6 +31,8 @@ def storage_audit_fleet(results, targets=None, generated_at=None, run=None):
             entry = dict(result)
             entry['host'] = host
             entries.append(entry)
+        elif result.get('unreachable'):
+            entries.append(audit.host_entry(host, unreachable=str(result['unreachable'])))
         else:
             entries.append(audit.host_entry(host, error=str(result.get('error') or 'no audit result')))
     return audit.fleet(entries, generated_at=generated_at, run=run)

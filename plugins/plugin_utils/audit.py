@@ -437,11 +437,25 @@ def html(doc):
         '<script>%s</script></body></html>\n' % JS])
 
 
+def summary(doc):
+    """Short text: the counts, then one line per host that is not ok with its items (or its error)."""
+    c = doc['counts']
+    lines = ['%d host(s): %d ok, %d drift, %d unreachable, %d error'
+             % (c['total'], c['ok'], c['drift'], c['unreachable'], c['error'])]
+    for host in doc['hosts']:
+        if host['verdict'] != 'ok':
+            what = '; '.join('%s %s' % (i['subject'], i['message']) for i in host['items']) or host.get('error') or ''
+            lines.append('%s: %s: %s' % (host['host'], host['verdict'], what))
+    return '\n'.join(lines) + '\n'
+
+
 def render(doc, fmt):
+    if fmt == 'summary':
+        return summary(doc)
     if fmt == 'json':
         return json.dumps(doc, indent=2, sort_keys=True) + '\n'
     if fmt == 'markdown':
         return markdown(doc)
     if fmt == 'html':
         return html(doc)
-    raise ValueError('format must be json, markdown or html, got %r' % (fmt,))
+    raise ValueError('format must be json, markdown, html or summary, got %r' % (fmt,))

@@ -174,3 +174,10 @@ def test_markdown_and_html(fake_host):
     assert page.count('<tr class="v-') == 4 and 'id="readahead-chart"' in page
     with pytest.raises(ValueError):
         audit.render(doc, 'pdf')
+
+
+def test_summary(fake_host):
+    text = audit.render(fleet_doc(fake_host), 'summary')
+    assert text.splitlines()[0] == '4 host(s): 1 ok, 1 drift, 1 unreachable, 1 error'
+    assert 'db2: drift: md127 (md_name=data) read_ahead_kb live 4096, profile 8' in text
+    assert 'db3: unreachable: Failed to connect to the host via ssh' in text

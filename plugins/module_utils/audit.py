@@ -20,8 +20,8 @@ import fnmatch
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, kernel_settings, tuned
-from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon, name_matches
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, initramfs, kernel_settings, tuned
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
     SysfsBlockError,
     parse_udev_db,
@@ -47,24 +47,22 @@ def _read_raw(path):
 
 
 def parse_array_lines(text):
-    """[{'line', 'device', 'uuid', 'name'}] of the ARRAY lines of an mdadm.conf text (UUID in colon form)."""
-    out = []
-    for raw in (text or '').splitlines():
-        line = raw.strip()
-        if not line.startswith('ARRAY'):
-            continue
-        words = line.split()[1:]
-        entry = {'line': line, 'device': None, 'uuid': None, 'name': None}
-        for word in words:
-            key, sep, value = word.partition('=')
-            if not sep and entry['device'] is None and word.startswith('/dev/'):
-                entry['device'] = word
-            elif key.lower() == 'uuid':
-                entry['uuid'] = md_uuid_colon(value)
-            elif key.lower() == 'name':
-                entry['name'] = value
-        out.append(entry)
-    return out
+    """[{'line', 'device', 'uuid', 'name'}] of the ARRAY lines of an mdadm.conf text (UUID in colon form);
+    the lines are read by module_utils/initramfs.py (continuation lines, comments), as in the initramfs."""
+    return [array_line_facts(line) for line in initramfs.parse_array_lines(text)]
+
+
+def array_line_facts(line):
+    parsed = initramfs.parse_array_line(line)
+    return {'line': ' '.join(line.split()), 'device': parsed['device'], 'uuid': parsed['uuid'], 'name': parsed['name']}
+
+
+def next_initramfs(run_command, **kwargs):
+    """The ARRAY lines in the initramfs that boots next (initramfs.array_lines_in_next_initramfs), as gather() keeps them."""
+    found = initramfs.array_lines_in_next_initramfs(run_command, **kwargs)
+    return {'checked': found['error'] is None, 'image': found['image'], 'generator': found['generator'],
+            'kernel': found['kernel'], 'conf_path': found['conf_path'], 'error': found['error'],
+            'lines': [array_line_facts(line) for line in found['array_lines']]}
 
 
 def parse_fstab(text):
@@ -296,10 +294,10 @@ def tuned_facts(host, expected):
 
 
 def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab', sysctl=None, thp=None,
-           sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), initramfs=None):
+           sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), read_initramfs=None):
     """Everything the controller's comparison needs, as one dict (schema SCHEMA_VERSION).
 
-    ``initramfs``: a callable returning {'checked', 'image', 'lines', 'error'} about the ARRAY lines in
+    ``read_initramfs``: a callable returning {'checked', 'image', 'lines', 'error'} about the ARRAY lines in
     the initramfs that boots next, or None (then that check is reported as not made).
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
@@ -321,9 +319,8 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
         facts['kernel'] = kernel_settings.check(host.root or '/', sysctl or {}, thp or {}, sysctl_file)
     else:
         facts['kernel'] = None
-    if initramfs is None:
-        facts['initramfs'] = {'checked': False, 'image': None, 'lines': [],
-                              'error': 'not checked: this version cannot read the initramfs'}
+    if read_initramfs is None:
+        facts['initramfs'] = {'checked': False, 'image': None, 'lines': [], 'error': 'not checked (initramfs=false)'}
     else:
-        facts['initramfs'] = initramfs()
+        facts['initramfs'] = read_initramfs()
     return facts

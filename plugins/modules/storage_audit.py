@@ -25,7 +25,10 @@ description:
   - The ARRAY lines of C(mdadm.conf) (C(/etc/mdadm/mdadm.conf) or C(/etc/mdadm.conf)), tuned's active
     profile and the devices whose readahead its C([disk]) unit would overwrite, and, when given, the
     kernel settings (C(vm.*) sysctls and transparent huge pages) with the sources that set them.
-  - Never installs, writes or triggers anything; runs no command.
+  - The ARRAY lines of the C(mdadm.conf) inside the initramfs that boots next (the newest kernel in C(/boot)),
+    read with C(unmkinitramfs) (initramfs-tools; unpacked into a temporary directory that is removed) or
+    C(lsinitrd) (dracut); see docs/raid0.md, "Which initramfs boots next".
+  - Never installs, writes or triggers anything on the host (only that temporary directory).
 author:
   - iotune.storage contributors (@iotune)
 extends_documentation_fragment:
@@ -83,6 +86,10 @@ options:
     description: The sysctl file the kernel role writes (its position decides which later files win).
     type: path
     default: /etc/sysctl.d/90-iotune-storage.conf
+  initramfs:
+    description: Read the ARRAY lines of the initramfs that boots next (seconds on a slow host); V(false) skips it.
+    type: bool
+    default: true
 notes:
   - One module call per host; the role runs no other task on the host.
 seealso:
@@ -143,7 +150,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils.audit import gather
+from ansible_collections.iotune.storage.plugins.module_utils.audit import gather, next_initramfs
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import loadable_schedulers
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
@@ -166,6 +173,7 @@ def argument_spec():
         sysctl=dict(type='dict', default={}),
         thp=dict(type='dict', default={}),
         sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
+        initramfs=dict(type='bool', default=True),
     )
 
 
@@ -187,11 +195,17 @@ class Audit(object):
     def loadable(self):
         return loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2]))
 
+    def initramfs(self):
+        """The reader of the initramfs that boots next, or None when not asked for."""
+        if not self.p['initramfs']:
+            return None
+        return lambda: next_initramfs(self.module.run_command, boot_dir=os.path.join(HOST_ROOT, 'boot'))
+
     def run(self):
         p = self.p
         return gather(self.host, p['arrays'], p['tuning'], p['rules_file'], conf_path=p['mdadm_conf'],
                       fstab=p['fstab'], sysctl=p['sysctl'], thp=p['thp'], sysctl_file=p['sysctl_file'],
-                      page_kb=page_kb(), loadable=self.loadable())
+                      page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs())
 
 
 def main():

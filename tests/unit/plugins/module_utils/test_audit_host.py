@@ -10,6 +10,8 @@ import os
 
 import pytest
 
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
+
 from ansible_collections.iotune.storage.plugins.module_utils import audit
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import ARRAYS, FS_UUID, RULES, UUID, tuned_host, tuning
 
@@ -108,7 +110,7 @@ def test_kernel_and_initramfs_seams(fake_host):
     h = tuned_host(fake_host)
     h.write('proc/sys/vm/swappiness', '60\n')
     seen = {'checked': True, 'image': '/boot/initrd.img-6.1', 'lines': [], 'error': None}
-    facts = gather(h, sysctl={'vm.swappiness': 1}, initramfs=lambda: seen)
+    facts = gather(h, sysctl={'vm.swappiness': 1}, read_initramfs=lambda: seen)
     assert facts['kernel']['drift'] == ['vm.swappiness: live 60, wanted 1']
     assert facts['initramfs'] is seen
 
@@ -125,3 +127,27 @@ def test_bad_tuning_entry_is_an_error_not_a_crash(fake_host):
 ])
 def test_parse_fstab(text, expected):
     assert [(e['source'], e['mountpoint'], e['options']) for e in audit.parse_fstab(text)] == expected
+
+
+def test_next_initramfs_lines(tmp_path):
+    """The initramfs reader's result (module_utils/initramfs.py) in the form the comparison reads."""
+    boot = tmp_path / 'boot'
+    boot.mkdir()
+    (boot / 'vmlinuz-6.1.0-27-amd64').write_text('')
+    (boot / 'initramfs-6.1.0-27-amd64.img').write_text('')
+    bins = tmp_path / 'bin'
+    bins.mkdir()
+    for tool in ('dracut', 'lsinitrd'):
+        (bins / tool).write_text('')
+        (bins / tool).chmod(0o755)
+
+    def run(argv):
+        if '-f' in argv:
+            return 0, 'ARRAY /dev/md/data  metadata=1.2 UUID=%s\n  name=lab:data\n' % UUID.replace(':', '-'), ''
+        return 0, fixture('initramfs', 'el9-lsinitrd.txt'), ''
+    found = audit.next_initramfs(run, boot_dir=str(boot), bin_dirs=(str(bins),))
+    assert found['checked'] and found['generator'] == 'dracut' and found['kernel'] == '6.1.0-27-amd64'
+    assert found['lines'] == [{'line': 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=lab:data' % UUID.replace(':', '-'),
+                               'device': '/dev/md/data', 'uuid': UUID, 'name': 'lab:data'}]
+    missing = audit.next_initramfs(run, boot_dir=str(tmp_path / 'none'), bin_dirs=(str(bins),))
+    assert missing['checked'] is False and 'no kernel' in missing['error']

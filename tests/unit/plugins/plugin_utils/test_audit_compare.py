@@ -41,7 +41,7 @@ def test_tuned_host_is_ok(fake_host):
     result = audit.compare(facts_of(tuned_host(fake_host)), PLAN, 'db1')
     assert result['verdict'] == 'ok', result['items']
     assert result['arrays'] == [{'name': 'data', 'kname': 'md127', 'state': 'active', 'read_ahead_kb': 8, 'uuid': UUID}]
-    assert result['notes'] == ['initramfs: not checked: this version cannot read the initramfs']
+    assert result['notes'] == ['initramfs: not checked (initramfs=false)']
 
 
 def test_the_four_drifts_of_the_issue_are_named(fake_host):
@@ -128,10 +128,10 @@ def test_foreign_array_and_tuned_and_kernel(fake_host):
 def test_initramfs_lines(fake_host):
     h = tuned_host(fake_host)
     image = {'checked': True, 'image': '/boot/initrd.img', 'error': None, 'lines': []}
-    found = messages(audit.compare(facts_of(h, initramfs=lambda: image), PLAN))
+    found = messages(audit.compare(facts_of(h, read_initramfs=lambda: image), PLAN))
     assert ('initramfs', 'no ARRAY line in the initramfs that boots next for the running array (UUID=%s)' % UUID) in found
     image['lines'] = host_audit.parse_array_lines('ARRAY /dev/md/data metadata=1.2 UUID=%s name=lab:data\n' % UUID)
-    result = audit.compare(facts_of(h, initramfs=lambda: image), PLAN)
+    result = audit.compare(facts_of(h, read_initramfs=lambda: image), PLAN)
     assert result['verdict'] == 'ok' and result['notes'] == []
 
 

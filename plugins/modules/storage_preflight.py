@@ -16,12 +16,12 @@ version_added: 0.1.0
 description:
   - Read-only. Resolves every member device of every planned array once, then checks what only the
     host can tell, for all arrays together, and fails listing every problem before the first change.
-  - Member selectors (C({ebs_volume_id: vol-...}), C({azure_lun: N}), C({gcp_local_ssd: N}),
+  - "Member selectors (C({ebs_volume_id: vol-...}), C({azure_lun: N}), C({gcp_local_ssd: N}),
     C({instance_store: all, count: K})) are resolved first, each to the one stable C(/dev/disk/...) path of
     every disk it names (module_utils/cloud.py, docs/cloud.md). A selector that matches no disk, a single-disk
     selector that matches more than one, an C(instance_store) count that differs, or a matched disk that is
     in use (mounted, swap, held by anything but this array's own md device) is a problem naming the selector.
-    RV(resolved) and RV(selections) give the result, also in check mode.
+    RV(resolved) and RV(selections) give the result, also in check mode."
   - Devices. Two paths (in one array or in two) that are the same device (same major:minor); a missing
     path or one that is not a block device; members whose sizes differ by more than 1 %.
   - Arrays. An array C(/dev/md/NAME) that already runs is accepted only when its members are exactly

@@ -691,14 +691,19 @@ class BlockInventory(object):
 def collect_block_devices(devices=None, include_loop=False, include_ram=False,
                           sys_root='/sys', proc_root='/proc', dev_root='/dev',
                           udev_root='/run/udev', page_size=None):
-    """Return ``(facts, warnings)``: facts is a dict keyed by kernel name.
+    """Return ``(facts, warnings)`` of a fresh scan (see :func:`select_facts`)."""
+    inv = BlockInventory(sys_root=sys_root, proc_root=proc_root, dev_root=dev_root,
+                         udev_root=udev_root, page_size=page_size)
+    return select_facts(inv, devices, include_loop=include_loop, include_ram=include_ram)
+
+
+def select_facts(inv, devices=None, include_loop=False, include_ram=False):
+    """Return ``(facts, warnings)`` of the scan ``inv``: facts is a dict keyed by kernel name.
 
     Raises SysfsBlockError for invalid ``devices`` entries or unknown explicit names.
     """
-    inv = BlockInventory(sys_root=sys_root, proc_root=proc_root, dev_root=dev_root,
-                         udev_root=udev_root, page_size=page_size)
     if not inv.order:
-        raise SysfsBlockError('no block devices found in %s' % os.path.join(sys_root, 'block'))
+        raise SysfsBlockError('no block devices found in %s' % os.path.join(inv.sys_root, 'block'))
     names = inv.select(devices, include_loop=include_loop, include_ram=include_ram)
     warnings = ['devices: pattern %r matched no block device' % g for g in inv.unmatched_globs]
     return dict((name, inv.device(name)) for name in names), warnings

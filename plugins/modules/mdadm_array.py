@@ -299,6 +299,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 
@@ -320,8 +321,9 @@ class MdadmArray:
     backup_root = BACKUP_ROOT
 
     def __init__(self, params, view, run, mdadm, udevadm=None, check_mode=False, sleep=time.sleep,
-                 warn=None, blockdev=None):
+                 warn=None, blockdev=None, replace=files.replace_keeping_owner):
         self.p = params
+        self.replace = replace
         self.view = view
         self.run = run
         self.mdadm = mdadm
@@ -666,24 +668,13 @@ class MdadmArray:
             return None
         result['conf_changed'] = True
         if not self.check_mode:
-            self.write_file(path, after, created=before is None)
+            self.write_file(path, after)
         return {'before_header': path, 'after_header': path, 'before': before or '', 'after': after}
 
-    def write_file(self, path, text, created):
-        """Write ``text`` to ``path`` atomically (mode 0644 when the file is new)."""
-        directory = os.path.dirname(path) or '.'
+    def write_file(self, path, text):
+        """Write ``text`` to ``path`` atomically (module_utils/files.py; mode 0644 when the file is new)."""
         try:
-            os.makedirs(directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix='.mdadm.conf.', dir=directory)
-            with os.fdopen(fd, 'w') as f:
-                f.write(text)
-            if created:
-                os.chmod(tmp, 0o644)
-            else:
-                st = os.stat(path)
-                os.chmod(tmp, st.st_mode & 0o7777)
-                os.chown(tmp, st.st_uid, st.st_gid)
-            os.rename(tmp, path)
+            files.write_text(path, text, self.replace, prefix='.mdadm.conf.')
         except (IOError, OSError) as e:
             raise ArrayError('cannot write %s: %s' % (path, e))
 
@@ -817,7 +808,8 @@ def main():
                      wipefs=module.get_bin_path('wipefs') or 'wipefs')
     array = MdadmArray(module.params, view, module.run_command, module.get_bin_path('mdadm'),
                        udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
-                       warn=module.warn, blockdev=module.get_bin_path('blockdev'))
+                       warn=module.warn, blockdev=module.get_bin_path('blockdev'),
+                       replace=module.atomic_move)
     failure = None
     try:
         result, diff = array.converge()

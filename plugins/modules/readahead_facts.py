@@ -341,10 +341,8 @@ ansible_facts:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
-    SysfsBlockError,
-    collect_block_devices,
-)
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
 
 
 def main():
@@ -357,7 +355,7 @@ def main():
         supports_check_mode=True,
     )
     try:
-        facts, warnings = collect_block_devices(
+        facts, warnings = BlockHost().block_facts(
             devices=module.params['devices'],
             include_loop=module.params['include_loop'],
             include_ram=module.params['include_ram'],

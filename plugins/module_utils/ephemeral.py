@@ -23,7 +23,7 @@ xfs_format.XfsFilesystem, device_safety):
   on stdout (the journal), writes nothing, and exits 1 - the services that Require= the unit stay down.
 
 No Ansible import: the role copies this file and the module_utils it imports (host, sysfs_block, ebs,
-md_identity, validation, device_safety, mdadm, md_array, xfs, xfs_format) below
+md_identity, validation, device_safety, files, mdadm, md_array, xfs, xfs_format) below
 /usr/local/lib/iotune-storage/ with the ansible_collections/iotune/storage/plugins/module_utils layout.
 """
 
@@ -40,7 +40,9 @@ import sys
 import tempfile
 import time
 
+from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.md_array import ArrayError, MdadmArray
@@ -52,7 +54,7 @@ SPEC_DIR = '/etc/iotune-storage/ephemeral'
 SPEC_REQUIRED = ('name', 'devices', 'chunk_kb', 'label', 'mountpoint', 'mount_options', 'conf_path')
 SPEC_DEFAULTS = {'metadata': '1.2', 'homehost': 'any', 'allow_single_device': False, 'owner': None,
                  'group': None, 'mode': None, 'fstab': '/etc/fstab', 'device_wait': 90, 'settle_timeout': 60,
-                 'mount_unit': None, 'services': []}
+                 'mount_unit': None, 'services': [], 'members': None}
 TOOLS = ('mdadm', 'mkfs.xfs', 'xfs_info', 'blkid', 'wipefs', 'udevadm', 'blockdev', 'systemctl', 'mount', 'umount')
 NOT_BLANK = ('the boot program never wipes anything: a member that is not blank is not a fresh instance-store '
              'disk. Nothing was written; the services of the array stay stopped. Look at the disks, then run '
@@ -111,28 +113,6 @@ def fstab_update(text, mountpoint, uuid, options):
     return '\n'.join(lines) + '\n'
 
 
-def write_atomic(path, text):
-    """Replace ``path`` with ``text`` keeping its mode and owner (0644 root when it is new)."""
-    directory = os.path.dirname(path) or '.'
-    fd, tmp = tempfile.mkstemp(prefix='.iotune-ephemeral.', dir=directory)
-    try:
-        with os.fdopen(fd, 'w') as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            st = os.stat(path)
-            os.chmod(tmp, st.st_mode & 0o7777)
-            os.chown(tmp, st.st_uid, st.st_gid)
-        except FileNotFoundError:
-            os.chmod(tmp, 0o644)
-        os.rename(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def numeric_id(value, lookup, what):
     """uid/gid of a name or number given as a string; raises Refused when unknown."""
     if value is None:
@@ -167,20 +147,56 @@ class EphemeralArray:
                 'wipe_devices': [], 'allow_shared_disk': [], 'allow_single_device': s['allow_single_device'],
                 'settle_timeout': s['settle_timeout'], 'conf_path': s['conf_path']}
 
+    def selected_devices(self):
+        """The member paths of this boot: the spec's ``devices``, or, for an array given by cloud selectors
+        (``members``, e.g. {instance_store: all}), what they resolve to now (serials change with the disks).
+        Raises cloud.SelectorError."""
+        members = self.spec.get('members') or []
+        if not any(isinstance(m, dict) for m in members):
+            return list(self.spec['devices'])
+        self.view.rescan()
+        paths = []
+        for member in members:
+            if isinstance(member, dict):
+                paths.extend(path for dummy, path in cloud.resolve(self.view, member))
+            else:
+                paths.append(member)
+        return paths
+
     def wait_for_members(self):
-        """Wait (udevadm settle, then poll) until every member exists; Refused naming the missing ones."""
+        """Wait (udevadm settle, then poll) until every member exists; Refused naming the missing ones.
+
+        With selectors the spec's ``devices`` become what they resolve to now; a selection of another number
+        of disks than the array had is refused (its stripe would differ).
+        """
         if self.bins.get('udevadm'):
             self.run([self.bins['udevadm'], 'settle', '--timeout=%d' % self.spec['settle_timeout']])
         deadline = self.clock() + self.spec['device_wait']
         while True:
-            missing = [d for d in self.spec['devices'] if not self.view.exists(d)]
-            if not missing or self.clock() >= deadline:
+            problem = None
+            try:
+                devices = self.selected_devices()
+                missing = [d for d in devices if not self.view.exists(d)]
+            except cloud.SelectorError as e:
+                problem, missing = str(e), None
+            if (not missing and not problem) or self.clock() >= deadline:
                 break
             self.sleep(1)
+        if problem:
+            raise Refused('%s (waited %ss). Nothing was written' % (problem, self.spec['device_wait']))
         if missing:
             raise Refused('%s of array %s %s missing after %ss; a RAID0 needs every member. Nothing was written'
                           % (', '.join(missing), self.name, 'is' if len(missing) == 1 else 'are',
                              self.spec['device_wait']))
+        if devices != list(self.spec['devices']):
+            if len(devices) != len(self.spec['devices']):
+                raise Refused('the members of array %s now resolve to %d disks (%s), the array has %d (%s); its '
+                              'stripe would differ. Nothing was written'
+                              % (self.name, len(devices), ', '.join(devices), len(self.spec['devices']),
+                                 ', '.join(self.spec['devices'])))
+            self.log.info('array %s: its member selectors resolve to %s (at the tune run: %s)'
+                          % (self.name, ', '.join(devices), ', '.join(self.spec['devices'])))
+            self.spec['devices'] = devices
 
     def ensure_array(self):
         """(MdadmArray, result): left alone, assembled or created by the mdadm_array code; Refused otherwise."""
@@ -249,7 +265,7 @@ class EphemeralArray:
         if after == before:
             return False
         if not self.check_mode:
-            write_atomic(path, after)
+            files.write_text(path, after, prefix='.fstab.iotune-')
         return True
 
     def queue_mount_and_services(self):

@@ -31,6 +31,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
     device_for_path,
     parse_mountinfo,
     read_block_stat,
+    select_facts,
 )
 
 __metaclass__ = type
@@ -136,6 +137,15 @@ class BlockHost:
                                              dev_root=self.dev_root, udev_root=self.udev_root,
                                              page_size=self.page_size)
         return self._inventory
+
+    def block_facts(self, devices=None, include_loop=False, include_ram=False):
+        """``(facts, warnings)`` of the readahead_facts module, from this host's one scan."""
+        return select_facts(self.inventory(), devices, include_loop=include_loop, include_ram=include_ram)
+
+    def rescan(self):
+        """Forget the memoised scan and blkid probes (a caller that waits for devices to appear)."""
+        self._inventory = None
+        self._probes = {}
 
     # --- sysfs, one device ----------------------------------------------------------------------
     def kname_for(self, majmin):

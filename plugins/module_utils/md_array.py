@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 
 __metaclass__ = type
@@ -42,8 +43,9 @@ class MdadmArray:
     backup_root = BACKUP_ROOT
 
     def __init__(self, params, view, run, mdadm, udevadm=None, check_mode=False, sleep=time.sleep,
-                 warn=None, blockdev=None):
+                 warn=None, blockdev=None, replace=files.replace_keeping_owner):
         self.p = params
+        self.replace = replace
         self.view = view
         self.run = run
         self.mdadm = mdadm
@@ -388,24 +390,13 @@ class MdadmArray:
             return None
         result['conf_changed'] = True
         if not self.check_mode:
-            self.write_file(path, after, created=before is None)
+            self.write_file(path, after)
         return {'before_header': path, 'after_header': path, 'before': before or '', 'after': after}
 
-    def write_file(self, path, text, created):
-        """Write ``text`` to ``path`` atomically (mode 0644 when the file is new)."""
-        directory = os.path.dirname(path) or '.'
+    def write_file(self, path, text):
+        """Write ``text`` to ``path`` atomically (module_utils/files.py; mode 0644 when the file is new)."""
         try:
-            os.makedirs(directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix='.mdadm.conf.', dir=directory)
-            with os.fdopen(fd, 'w') as f:
-                f.write(text)
-            if created:
-                os.chmod(tmp, 0o644)
-            else:
-                st = os.stat(path)
-                os.chmod(tmp, st.st_mode & 0o7777)
-                os.chown(tmp, st.st_uid, st.st_gid)
-            os.rename(tmp, path)
+            files.write_text(path, text, self.replace, prefix='.mdadm.conf.')
         except (IOError, OSError) as e:
             raise ArrayError('cannot write %s: %s' % (path, e))
 

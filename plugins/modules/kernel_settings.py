@@ -142,11 +142,11 @@ cmdline_thp:
 
 import os
 import re
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
+from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
@@ -154,8 +154,10 @@ THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
 
 
 class KernelSettings:
-    def __init__(self, params, root='/', run=None, tuned_adm=None, check_mode=False):
+    def __init__(self, params, root='/', run=None, tuned_adm=None, check_mode=False,
+                 replace=files.replace_keeping_owner):
         self.p = params
+        self.replace = replace
         self.root = root
         self.run = run
         self.tuned_adm = tuned_adm
@@ -216,14 +218,7 @@ class KernelSettings:
             raise ks.KernelSettingsError('tuned would overwrite the kernel settings (%s) but tuned-adm is not installed '
                                          'to activate an override profile; remove the tuned profile or its settings'
                                          % '; '.join(reasons), **report)
-        directory = os.path.dirname(path)
-        if not os.path.isdir(directory):
-            os.makedirs(directory, 0o755)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix='.tuned.conf.')
-        with os.fdopen(fd, 'w') as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.rename(tmp, path)
+        files.write_text(path, text, self.replace, prefix='.tuned.conf.')
         rc, out, err = self.run([self.tuned_adm, 'profile', name])
         if rc != 0:
             raise ks.KernelSettingsError('tuned-adm profile %s failed (rc=%s): %s' % (name, rc, (err or out).strip()))
@@ -266,7 +261,7 @@ def main():
         supports_check_mode=True,
     )
     checker = KernelSettings(module.params, run=module.run_command, tuned_adm=module.get_bin_path('tuned-adm'),
-                             check_mode=module.check_mode)
+                             check_mode=module.check_mode, replace=module.atomic_move)
     failure = None
     try:
         result = checker.apply()

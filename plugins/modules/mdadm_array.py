@@ -322,7 +322,8 @@ def main():
                      wipefs=module.get_bin_path('wipefs') or 'wipefs')
     array = MdadmArray(module.params, view, module.run_command, module.get_bin_path('mdadm'),
                        udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
-                       warn=module.warn, blockdev=module.get_bin_path('blockdev'))
+                       warn=module.warn, blockdev=module.get_bin_path('blockdev'),
+                       replace=module.atomic_move)
     failure = None
     try:
         result, diff = array.converge()

@@ -245,7 +245,6 @@ tuned:
 
 import copy
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -260,6 +259,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
     read_live,
     render_rules,
 )
+from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
@@ -313,15 +313,6 @@ def _read_file(path):
             return f.read()
     except (IOError, OSError):
         return None
-
-
-def _write_atomic(module, path, text):
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix='.iotune-', dir=directory)
-    with os.fdopen(fd, 'w') as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)
-    module.atomic_move(tmp, path)
 
 
 class Failure(Exception):
@@ -486,11 +477,9 @@ class UdevTuning(object):
 
     def write_tuned_override(self, tuned_info):
         p = self.p
-        pdir = os.path.join(TUNED_ETC, p['tuned_profile'])
-        if not os.path.isdir(pdir):
-            os.makedirs(pdir, 0o755)
-        _write_atomic(self.module, os.path.join(pdir, 'tuned.conf'), tuned.DISK_OVERRIDE_TEMPLATE.format(
-            parent=tuned_info['profile'], rules_file=self.path, readahead=tuned_info['readahead']))
+        files.write_text(os.path.join(TUNED_ETC, p['tuned_profile'], 'tuned.conf'), tuned.DISK_OVERRIDE_TEMPLATE.format(
+            parent=tuned_info['profile'], rules_file=self.path, readahead=tuned_info['readahead']),
+            self.module.atomic_move)
         rc, out, err = self.module.run_command([self.module.get_bin_path('tuned-adm', required=True), 'profile',
                                                 p['tuned_profile']])
         if rc != 0:
@@ -515,7 +504,7 @@ class UdevTuning(object):
             directory = os.path.dirname(self.path)
             if not os.path.isdir(directory):
                 self.fail('%s does not exist: is udev installed?' % directory)
-            _write_atomic(self.module, self.path, text)
+            files.write_text(self.path, text, self.module.atomic_move)
         if not self.p['apply']:
             raise Done()
         if self.result['rules_changed']:

@@ -75,6 +75,20 @@ def test_booted_initramfs_is_the_last_one_the_guest_built(host, rebooted):
         host.run('rm -rf %s', tmp)
 
 
+def test_converge_built_the_initramfs_once(host, rebooted):
+    """The first converge and the idempotence run built one initramfs, after mdadm.conf had the lines.
+
+    The package installs defer their initramfs triggers (roles/raid0); without that, initramfs-tools
+    builds once for mdadm and once for mdadm.conf, and dracut once more after a deferred install.
+    """
+    before = host.file('/var/tmp/iotune-probe/builds-before-converge').content_string.splitlines()
+    at_reboot = host.file('/var/tmp/iotune-probe/builds-at-reboot').content_string.splitlines()
+    assert at_reboot[:len(before)] == before
+    built = [line.split() for line in at_reboot[len(before):] if line.strip()]
+    kernel = host.check_output('uname -r')
+    assert [b[1] for b in built] == [kernel], 'initramfs builds during converge: %s' % built
+
+
 def test_booted_initramfs_had_the_array_line(host, rebooted):
     lines = probe(host, 'array-lines').splitlines()
     assert [ln for ln in lines if re.search(r'^ARRAY /dev/md/%s .*name=\S*:?%s(\s|$)' % (NAME, NAME), ln)], lines

@@ -313,3 +313,47 @@ def test_main_reads_specs_by_name_and_returns_the_worst_code(monkeypatch, tmp_pa
     assert eph.main(['--check', 'data', str(tmp_path / 'bad.json')]) == 1
     assert seen == [('/etc/iotune-storage/ephemeral/data.json', True), (str(tmp_path / 'bad.json'), True)]
     assert eph.main([]) == 2
+
+
+# --- members by cloud selector: resolved again at boot ------------------------------------------------------
+
+def aws_host(fake_host, tmp_path):
+    from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_cloud import aws_nitro
+    h = aws_nitro(fake_host)
+    h.etc = tmp_path / 'etc'
+    h.etc.mkdir()
+    (h.etc / 'mdadm.conf').write_text('%s\n' % OLD_LINE)
+    (h.etc / 'fstab').write_text(FSTAB_OLD)
+    return h
+
+
+OLD_STORE = ['/dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWSOLD%d' % i for i in (0, 1)]
+NEW_STORE = ['/dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS2E0E1B0C%dF4A00000' % i for i in (3, 4)]
+
+
+def test_instance_store_selector_is_resolved_again_at_boot(fake_host, tmp_path):
+    """After a stop/start an AWS instance store comes back on other disks with other serials: the by-id paths of
+    the tune run are gone, the selector finds the new ones."""
+    host = aws_host(fake_host, tmp_path)
+    create = [MDADM, '--create', '/dev/md/data', '--run', '--level=0', '--raid-devices=2', '--chunk=256',
+              '--metadata=1.2', '--name=data', '--homehost=any', '/dev/nvme3n1', '/dev/nvme4n1']
+    host.on(create, 1, '', 'mdadm: stand-in failure')
+    rc, out = bring_back(host, spec(host, devices=OLD_STORE, members=[{'instance_store': 'all', 'count': 2}]))
+    assert host.ran([MDADM, '--create']) == [create]
+    assert 'its member selectors resolve to %s (at the tune run: %s)' % (', '.join(NEW_STORE), ', '.join(OLD_STORE)) in out
+    assert rc == 1 and 'mdadm --create /dev/md/data failed' in out
+
+
+def test_a_selection_of_another_size_is_refused(fake_host, tmp_path):
+    host = aws_host(fake_host, tmp_path)
+    rc, out = bring_back(host, spec(host, devices=OLD_STORE + ['/dev/x'], members=[{'instance_store': 'all', 'count': None}]))
+    assert rc == 1 and writes(host) == []
+    assert 'now resolve to 2 disks' in out and 'the array has 3' in out
+
+
+def test_a_selector_that_matches_nothing_is_refused_after_the_wait(fake_host, tmp_path):
+    host = aws_host(fake_host, tmp_path)
+    rc, out = bring_back(host, spec(host, devices=['/dev/a', '/dev/b', '/dev/c'],
+                                    members=[{'instance_store': 'all', 'count': 3}]))
+    assert rc == 1 and writes(host) == []
+    assert 'instance_store=all (count 3) matches 2 disks' in out and '(waited 5s)' in out

@@ -12,7 +12,6 @@ import os
 import pytest
 
 from ansible.module_utils.testing import patch_module_args
-from ansible_collections.iotune.storage.plugins.module_utils import sysfs_block
 from ansible_collections.iotune.storage.plugins.modules import readahead_facts
 
 
@@ -20,9 +19,7 @@ from ansible_collections.iotune.storage.plugins.modules import readahead_facts
 def host(standard_host, monkeypatch):
     """Point the module at a fake host (roots are internals, not module options)."""
     fake = standard_host
-    monkeypatch.setattr(readahead_facts, 'collect_block_devices',
-                        functools.partial(sysfs_block.collect_block_devices, page_size=4096,
-                                          **fake.roots))
+    monkeypatch.setattr(readahead_facts, 'BlockHost', functools.partial(fake.view, page_size=4096))
     return fake
 
 

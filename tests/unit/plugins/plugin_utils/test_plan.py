@@ -177,6 +177,7 @@ def test_ephemeral_arrays_are_planned_only_when_asked():
         'allow_single_device': False, 'label': 'data', 'mountpoint': '/var/lib/cassandra',
         'mount_options': ['noatime'], 'owner': 'cassandra', 'group': None, 'mode': '0750',
         'services': ['cassandra.service']}]
+    assert 'members' not in plan['ephemeral_arrays'][0]     # plain paths: nothing to resolve at boot
     # the other roles see the same array as without ephemeral
     assert plan['raid0_arrays'] == build_plan('cassandra', profile_data(), {}, arrays(chunk_kb=256))['raid0_arrays']
 
@@ -224,3 +225,12 @@ def test_filter_raises_ansible_error_and_changes_no_input():
 def test_every_shipped_profile_plans(name):
     plan = build_plan(name, profile_data(name), {}, arrays(), mongodb_version='7.0')
     assert plan['raid0_arrays'][0]['chunk_kb'] == profile_data(name)['raid_chunk_kb']
+
+
+def test_an_ephemeral_array_by_selector_keeps_the_selector_for_the_boot():
+    given = arrays(devices=[{'instance_store': 'all', 'count': 2}], ephemeral=True)
+    resolved = {'data': {'devices': ['/dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1',
+                                     '/dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS2']}}
+    entry = build_plan('cassandra', profile_data(), {}, given, resolved=resolved)['ephemeral_arrays'][0]
+    assert entry['devices'] == resolved['data']['devices']
+    assert entry['members'] == [{'instance_store': 'all', 'count': 2}]

@@ -1,0 +1,68 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""module_utils/files.py: the one atomic file writer."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.module_utils import files
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_new_file_gets_the_mode_and_its_directory(tmp_path):
+    path = tmp_path / 'etc' / 'mdadm' / 'mdadm.conf'
+    files.write_text(str(path), 'ARRAY x\n')
+    assert path.read_text() == 'ARRAY x\n'
+    assert mode(path) == 0o644
+    assert mode(path.parent) == 0o755 & ~_umask()
+
+
+def test_existing_file_keeps_its_mode_and_nothing_is_left_behind(tmp_path):
+    path = tmp_path / 'rules'
+    path.write_text('old\n')
+    os.chmod(path, 0o600)
+    files.write_text(str(path), 'new\n')
+    assert path.read_text() == 'new\n'
+    assert mode(path) == 0o600
+    assert os.listdir(tmp_path) == ['rules']
+
+
+def test_the_replace_callable_does_the_rename(tmp_path):
+    """In a module run ``replace`` is AnsibleModule.atomic_move: it must be the one that renames."""
+    calls = []
+
+    def replace(src, dest):
+        calls.append((os.path.dirname(src), os.path.basename(src).startswith('.x-'), dest))
+        os.replace(src, dest)
+
+    path = tmp_path / 'f'
+    files.write_text(str(path), 'a', replace, prefix='.x-')
+    assert calls == [(str(tmp_path), True, str(path))]
+
+
+def test_a_failed_replace_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / 'f'
+    path.write_text('old')
+
+    def replace(src, dest):
+        raise OSError('disk full')
+
+    with pytest.raises(OSError):
+        files.write_text(str(path), 'new', replace)
+    assert path.read_text() == 'old'
+    assert os.listdir(tmp_path) == ['f']
+
+
+def _umask():
+    current = os.umask(0)
+    os.umask(current)
+    return current

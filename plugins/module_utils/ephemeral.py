@@ -56,7 +56,7 @@ SPEC_DEFAULTS = {'metadata': '1.2', 'homehost': 'any', 'allow_single_device': Fa
                  'group': None, 'mode': None, 'fstab': '/etc/fstab', 'device_wait': 90, 'settle_timeout': 60,
                  'mount_unit': None, 'services': [], 'members': None}
 TOOLS = ('mdadm', 'mkfs.xfs', 'xfs_info', 'blkid', 'wipefs', 'udevadm', 'blockdev', 'systemctl', 'mount', 'umount')
-NOT_BLANK = ('the boot program never wipes anything: a member that is not blank is not a fresh instance-store '
+NOT_BLANK = ('The boot program never wipes anything: a member that is not blank is not a fresh instance-store '
              'disk. Nothing was written; the services of the array stay stopped. Look at the disks, then run '
              'the tune playbook (or attach the right disks) and reboot or start the unit again')
 
@@ -207,7 +207,9 @@ class EphemeralArray:
             result, dummy = array.apply()
         except ArrayError as e:
             if e.data.get('refusals'):
-                raise Refused('%s. %s' % (e.msg, NOT_BLANK))
+                # the module's opt-in hints (wipe_devices) do not apply at boot: this program never wipes
+                msg = e.msg.replace('; ' + ds.WIPE_HINT, '').replace('; ' + ds.DATA_HINT, '')
+                raise Refused('%s. %s' % (msg, NOT_BLANK))
             raise Refused('%s. Nothing was written' % e.msg)
         except ds.DeviceError as e:
             raise Refused('%s. Nothing was written' % e)

@@ -139,8 +139,8 @@ def test_a_member_with_a_filesystem_is_refused_and_nothing_is_written(host):
     assert (host.etc / 'fstab').read_text() == FSTAB_OLD
     assert OLD_LINE in (host.etc / 'mdadm.conf').read_text()
     assert ('<3>refusing to bring back array data: array data not created: refusing %s (/dev/vdd): xfs filesystem '
-            'signature (UUID 5eed, LABEL probe)' % BY_ID[2]) in out
-    assert 'the boot program never wipes anything' in out
+            'signature (UUID 5eed, LABEL probe). The boot program never wipes anything' % BY_ID[2]) in out
+    assert 'wipe_devices' not in out
 
 
 def test_a_member_with_data_but_no_signature_is_refused(host):
@@ -149,6 +149,7 @@ def test_a_member_with_data_but_no_signature_is_refused(host):
     rc, out = bring_back(host, spec(host))
     assert rc == 1 and writes(host) == []
     assert 'refusing %s (/dev/vdc): non-zero data at offset 1 MiB' % BY_ID[1] in out
+    assert 'wipe_devices' not in out and 'The boot program never wipes anything' in out
 
 
 def test_a_mounted_member_is_refused(host):

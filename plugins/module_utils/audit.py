@@ -191,12 +191,7 @@ def array_facts(host, entry, mountinfo, fstab_lines):
     if host.exists(out['device']):
         kname = os.path.basename(host.realpath(out['device']))
     else:
-        # not linked (an inactive array has no /dev/md/NAME): look for the name in the md devices
-        for candidate in inv.order:
-            info = inv.device(candidate)
-            if info['type'] == 'md' and info.get('md') and name_matches(info['md'].get('name'), name):
-                kname = candidate
-                break
+        kname = _find_md(host, inv, name, entry.get('devices') or [])
     if kname and kname in inv.sysdirs:
         info = inv.device(kname)
         md = info.get('md') or {}
@@ -230,6 +225,23 @@ def array_facts(host, entry, mountinfo, fstab_lines):
                     member['foreign'].append({'kname': holder, 'name': hmd.get('name'), 'uuid': hmd.get('uuid')})
         out['members'].append(member)
     return out
+
+
+def _find_md(host, inv, name, devices):
+    """The md device of array ``name`` when /dev/md/NAME is gone (an inactive array has no link; a RAID0
+    that lost a member loses its udev entry and links): by its name, else the md device that holds most
+    of the planned members."""
+    for candidate in inv.order:
+        info = inv.device(candidate)
+        if info['type'] == 'md' and info.get('md') and name_matches(info['md'].get('name'), name):
+            return candidate
+    counts = {}
+    for path in devices:
+        if host.exists(path):
+            for holder in host.holders(os.path.basename(host.realpath(path))):
+                if holder.startswith('md'):
+                    counts[holder] = counts.get(holder, 0) + 1
+    return max(sorted(counts), key=lambda k: counts[k]) if counts else None
 
 
 def _kname_of(host, majmin):

@@ -135,6 +135,21 @@ def _array_lines(where, name, uuid, lines):
     return items
 
 
+def _array_readahead(plan, facts, seen):
+    """The array's live readahead against the profile when no tuning entry matched it (for example a RAID0
+    that lost a member: the kernel keeps the device, udev forgets its name)."""
+    want = ((plan.get('profile') or {}).get('array') or {}).get('read_ahead_kb')
+    tuned = (facts.get('tuning') or {}).get('devices') or {}
+    if want is None or not seen.get('kname') or seen['kname'] in tuned or seen.get('read_ahead_kb') is None:
+        return []
+    page = facts.get('page_kb') or 4
+    want = int(want) - int(want) % page
+    if int(seen['read_ahead_kb']) == want:
+        return []
+    return [_item('readahead', '%s (/dev/md/%s)' % (seen['kname'], seen['name']),
+                  'read_ahead_kb live %s, profile %s' % (seen['read_ahead_kb'], want))]
+
+
 def _arrays(plan, facts):
     items = []
     notes = []
@@ -160,6 +175,7 @@ def _arrays(plan, facts):
         if md.get('chunk_kb') is not None and planned.get('chunk_kb') and md['chunk_kb'] != planned['chunk_kb']:
             items.append(_item('array', subject, 'chunk %d KiB, the plan says %d KiB' % (md['chunk_kb'], planned['chunk_kb'])))
         items.extend(_members(planned, seen))
+        items.extend(_array_readahead(plan, facts, seen))
         fs = fs_by_device.get(subject)
         if fs:
             items.extend(_mount_and_fstab(fs, seen))

@@ -181,3 +181,26 @@ def test_summary(fake_host):
     assert text.splitlines()[0] == '4 host(s): 1 ok, 1 drift, 1 unreachable, 1 error'
     assert 'db2: drift: md127 (md_name=data) read_ahead_kb live 4096, profile 8' in text
     assert 'db3: unreachable: Failed to connect to the host via ssh' in text
+
+
+def test_raid0_that_lost_a_member(fake_host):
+    """What the lab VM shows after a member is unplugged: the kernel fails the array (broken), udev drops its
+    entry and /dev/md/NAME, systemd unmounts it; the array is found through its members, its readahead
+    compared with the profile directly."""
+    h = tuned_host(fake_host)
+    h.write('sys/block/md127/queue/read_ahead_kb', '2048\n')
+    h.write('sys/block/md127/md/array_state', 'broken\n')
+    os.unlink(os.path.join(h.udev, 'data', 'b9:127'))
+    os.unlink(os.path.join(h.dev, 'md', 'data'))
+    os.unlink(os.path.join(h.dev, 'disk', 'by-id', 'virtio-vol2'))
+    h.mountinfo.pop()
+    h._write_mountinfo()
+    plan = dict(PLAN, profile={'description': 'x', 'array': {'read_ahead_kb': 8}})
+    result = audit.compare(facts_of(h), plan)
+    found = messages(result)
+    assert result['arrays'][0]['kname'] == 'md127' and result['arrays'][0]['state'] == 'broken'
+    assert ('readahead', 'read_ahead_kb live 2048, profile 8') in found
+    assert ('member', 'member /dev/disk/by-id/virtio-vol2 is missing (the path does not exist: detached or renamed)') in found
+    assert ('mount', 'nothing is mounted at /var/lib/cassandra') in found
+    assert not any('another md array' in m for a, m in found), found
+    assert ('tuning', 'the plan tunes md_name=data, which matches no block device') in found

@@ -75,11 +75,12 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 
 # ---------------------------------------------------------------------------------------------
 # Tests
-.PHONY: test sanity sanity-newest units lab-units lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
+.PHONY: test sanity sanity-newest units lab-units browser browser-test lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
 test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
 	$(MAKE) --no-print-directory sanity
 	$(MAKE) --no-print-directory sanity-newest
 	$(MAKE) --no-print-directory units
+	$(MAKE) --no-print-directory browser-test
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory changelog-lint
 	$(MAKE) --no-print-directory ship-checks
@@ -111,6 +112,13 @@ units: setup at-tree ## ansible-test units, then the lab's own unit tests
 
 lab-units: venv ## unit tests of tools/iotune_lab (tests/lab; no VM, no root)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/lab
+
+browser: ## install Debian's chromium (headless browser of browser-test) when it is missing
+	command -v chromium >/dev/null 2>&1 || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+
+browser-test: setup browser ## the audit's HTML report in headless chromium (screenshot in tests/output/browser/)
+	PYTHONPATH=$(COLL_ROOT) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 
 lint: setup ## ansible-lint with the production profile
 	$(BIN)/ansible-lint --offline --profile production

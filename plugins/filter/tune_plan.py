@@ -45,6 +45,12 @@ options:
     type: list
     elements: dict
     default: []
+  resolved:
+    description:
+      - The C(resolved) result of M(iotune.storage.storage_preflight), by array name the stable paths of
+        C(devices), C(wipe_devices) and C(allow_shared_disk); the member selectors of O(arrays) are replaced by these stable paths before the
+        plan is made. Without it, a plan with selectors has RV(_value.needs_resolution) true.
+    type: dict
   mongodb_version:
     description:
       - C(iotune_mongodb_version), for example V(7.0) or V(8.0); selects the transparent huge pages settings
@@ -89,6 +95,9 @@ _value:
       description: Input of M(iotune.storage.storage_preflight).
       type: list
       elements: dict
+    needs_resolution:
+      description: True when O(arrays) has member selectors that O(resolved) did not replace (see docs/cloud.md).
+      type: bool
 """
 
 from ansible.errors import AnsibleFilterError
@@ -96,10 +105,11 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.iotune.storage.plugins.plugin_utils.plan import PlanError, build_plan
 
 
-def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None, mongodb_version=None):
+def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None, mongodb_version=None,
+              resolved=None):
     try:
         return build_plan(profile, profile_data, overrides or {}, arrays or [], extra_tuning or [],
-                          mongodb_version=mongodb_version)
+                          mongodb_version=mongodb_version, resolved=resolved)
     except PlanError as e:
         raise AnsibleFilterError('invalid tune variables (nothing was changed): %s' % e)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import fnmatch
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils import ebs
+from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon
 
 # Field names of /sys/class/block/<dev>/stat, in order
@@ -565,24 +565,36 @@ class BlockInventory(object):
             'devname': devname,
         }
 
+    def _vmbus_device_id(self, device_dir):
+        """The ``device_id`` of the nearest parent of a SCSI disk's device that has one (Azure's VMBus)."""
+        stop = os.path.realpath(os.path.join(self.sys_root, 'devices'))
+        current = os.path.dirname(device_dir)
+        for dummy in range(8):
+            if not current.startswith(stop) or current == stop:
+                return None
+            value = read_text(os.path.join(current, 'device_id'))
+            if value:
+                return value
+            current = os.path.dirname(current)
+        return None
+
     def _cloud(self, name, dtype, sysdir, model, vendor, serial):
-        if model == ebs.EBS_MODEL:
-            return {'provider': 'aws', 'ebs_volume_id': ebs.volume_id_for_serial(serial), 'instance_store': False}
-        if model == ebs.INSTANCE_STORE_MODEL:
-            return {'provider': 'aws', 'ebs_volume_id': None, 'instance_store': True}
-        if vendor == 'Msft' and model == 'Virtual Disk':
+        """Cloud identity (module_utils/cloud.py) from sysfs and the disk's /dev links; rbd images here."""
+        if dtype in ('nvme', 'disk'):
             address = None
-            lun = None
-            try:
-                target = os.path.basename(os.path.realpath(os.path.join(sysdir, 'device')))
-            except OSError:
-                target = ''
+            vmbus = None
+            device_dir = os.path.realpath(os.path.join(sysdir, 'device'))
+            target = os.path.basename(device_dir)
             parts = target.split(':')
             if len(parts) == 4 and all(p.isdigit() for p in parts):
                 address = target
-                lun = int(parts[3])
-            return {'provider': 'azure', 'lun': lun, 'scsi_address': address,
-                    'azure_links': self._azure_map().get(name, [])}
+                vmbus = self._vmbus_device_id(device_dir)
+            links = list(self._by_id_map().get(name, [])) + ['/dev/disk/azure/' + a for a in self._azure_map().get(name, [])]
+            found = cloud.identify(name, model=model, vendor=vendor, serial=serial,
+                                   nsid=cloud.nsid_of(name, read_text(os.path.join(sysdir, 'nsid'))),
+                                   scsi_address=address, vmbus_device_id=vmbus, links=links)
+            if found is not None:
+                return found
         if dtype == 'rbd':
             rbddir = os.path.join(self.sys_root, 'bus', 'rbd', 'devices', name[3:])
             return {

@@ -318,8 +318,14 @@ ansible_facts:
             - Cloud identity or null.
             - C(provider=aws) has C(ebs_volume_id) (V(vol-...), taken from the NVMe serial) and
               C(instance_store).
-            - C(provider=azure) has C(lun), C(scsi_address) and C(azure_links), the links below
-              C(/dev/disk/azure).
+            - C(provider=azure) has C(lun), C(scsi_address), C(azure_links) (the links below
+              C(/dev/disk/azure)), C(disk_type) (V(os), V(data), V(resource), V(local) or null) and
+              C(instance_store) (true for the local NVMe disks). C(lun) is the data disk's LUN for SCSI
+              disks (the SCSI address) and for NVMe data disks (namespace id - 2, with C(nvme_nsid)).
+            - C(provider=gcp) has C(local_ssd) (the local SSD index, null for persistent disks),
+              C(instance_store) and C(interface) (V(nvme) or V(scsi)).
+            - The same identity is what the member selectors of C(iotune_arrays[].devices) match
+              (module_utils/cloud.py, docs/cloud.md).
             - C(provider=ceph_rbd) has C(pool), C(pool_ns), C(image) and C(snap).
           type: dict
           returned: always

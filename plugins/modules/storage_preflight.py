@@ -16,6 +16,12 @@ version_added: 0.1.0
 description:
   - Read-only. Resolves every member device of every planned array once, then checks what only the
     host can tell, for all arrays together, and fails listing every problem before the first change.
+  - "Member selectors (C({ebs_volume_id: vol-...}), C({azure_lun: N}), C({gcp_local_ssd: N}),
+    C({instance_store: all, count: K})) are resolved first, each to the one stable C(/dev/disk/...) path of
+    every disk it names (module_utils/cloud.py, docs/cloud.md). A selector that matches no disk, a single-disk
+    selector that matches more than one, an C(instance_store) count that differs, or a matched disk that is
+    in use (mounted, swap, held by anything but this array's own md device) is a problem naming the selector.
+    RV(resolved) and RV(selections) give the result, also in check mode."
   - Devices. Two paths (in one array or in two) that are the same device (same major:minor); a missing
     path or one that is not a block device; members whose sizes differ by more than 1 %.
   - Arrays. An array C(/dev/md/NAME) that already runs is accepted only when its members are exactly
@@ -43,20 +49,24 @@ options:
         type: str
         required: true
       devices:
-        description: Member devices, any path to a block device.
+        description: Member devices, any path to a block device, or member selectors (dicts, see above).
         type: list
-        elements: path
+        elements: raw
         required: true
       wipe_devices:
-        description: Members the user opted in to wipe (signatures and data).
+        description: Members the user opted in to wipe (signatures and data); paths or selectors of O(arrays[].devices).
         type: list
-        elements: path
+        elements: raw
         default: []
       allow_shared_disk:
         description: Partitions accepted as members although their disk has other partitions in use.
         type: list
-        elements: path
+        elements: raw
         default: []
+      allow_single_device:
+        description: Accepted for the plan's sake; the single-device rule is checked by the plan.
+        type: bool
+        default: false
       mountpoint:
         description: Normalised absolute mount point of the array's filesystem.
         type: path
@@ -75,6 +85,12 @@ options:
     description: Path of the fstab file.
     type: path
     default: /etc/fstab
+  resolve_only:
+    description:
+      - Only resolve the member selectors (and refuse the ones that match wrongly or name a disk in use); skip
+        the other checks. The profile role uses it when C(profile_preflight) is off.
+    type: bool
+    default: false
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists; reads sysfs, C(/proc/self/mountinfo),
     C(/proc/swaps) and the fstab file; writes nothing.
@@ -123,6 +139,24 @@ arrays:
       state: create
       members: [{given: /dev/disk/by-id/virtio-a, resolved: /dev/vdb, kname: vdb, size_bytes: 1073741824}]
       mountpoint: {path: /var/lib/cassandra, exists: false, mounted_from: null, fstab_spec: null}
+resolved:
+  description:
+    - By array name, C(devices), C(wipe_devices) and C(allow_shared_disk) with every selector replaced by
+      the stable paths it resolved to (paths given as paths are kept). The input of the
+      P(iotune.storage.tune_plan#filter) filter's C(resolved) option.
+  returned: success
+  type: dict
+  sample: {data: {devices: [/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0],
+                  wipe_devices: [], allow_shared_disk: []}}
+selections:
+  description: One entry per selector, C(array), C(selector) (as C(key=value)) and C(devices) (C(path), C(kname)).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - array: data
+      selector: instance_store=all
+      devices: [{path: /dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1, kname: nvme1n1}]
 problems:
   description: Every problem found (the module fails when there is one).
   returned: failure
@@ -130,10 +164,12 @@ problems:
   elements: str
 """
 
+import copy
 import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
@@ -169,9 +205,72 @@ def parse_fstab(text):
 
 class Preflight:
     def __init__(self, params, view):
-        self.params = params
+        self.params = copy.deepcopy(params)
         self.view = view
         self.problems = []
+        self.resolved = {}
+        self.selections = []
+
+    # --- member selectors ---------------------------------------------------------------------------
+    def selected(self, array, selector):
+        """Stable paths of the disks ``selector`` names for ``array``; problems name the selector."""
+        where = "array '%s': %s" % (array['name'], cloud.describe(selector))
+        try:
+            found = cloud.resolve(self.view, selector)
+        except cloud.SelectorError as e:
+            self.problems.append("array '%s': %s" % (array['name'], e))
+            return []
+        own = self.md_device(array['name'])
+        paths = []
+        for kname, path in found:
+            try:
+                dev = ds.resolve(self.view, path)
+            except ds.DeviceError as e:
+                self.problems.append('%s: %s' % (where, e))
+                continue
+            reasons = ds.usage(self.view, dev)
+            if own is not None and self.view.holders(dev.kname) == [own.kname]:
+                # a member of this very array (a re-run): the array checks below judge it
+                reasons = [r for r in reasons if not r.startswith('held by')]
+            if reasons:
+                self.problems.append('%s names %s, which is in use (%s); a disk in use is never made a member'
+                                     % (where, dev.label, '; '.join(reasons)))
+                continue
+            paths.append((path, kname))
+        self.selections.append({'array': array['name'], 'selector': cloud.describe(selector),
+                                'devices': [{'path': p, 'kname': k} for p, k in paths]})
+        return [p for p, dummy in paths]
+
+    def resolve_selectors(self):
+        """Replace every member selector by its stable paths, in place; fills ``resolved``."""
+        for array in self.params['arrays']:
+            by_selector = {}
+            devices = []
+            for item in array['devices']:
+                if not cloud.is_selector(item):
+                    devices.append(item)
+                    continue
+                try:
+                    selector = cloud.parse_selector(item)
+                except cloud.SelectorError as e:
+                    self.problems.append("array '%s': %s" % (array['name'], e))
+                    continue
+                by_selector[cloud.describe(selector)] = self.selected(array, selector)
+                devices.extend(by_selector[cloud.describe(selector)])
+            array['devices'] = devices
+            for key in ('wipe_devices', 'allow_shared_disk'):
+                values = []
+                for item in array[key]:
+                    if not cloud.is_selector(item):
+                        values.append(item)
+                        continue
+                    try:
+                        values.extend(by_selector.get(cloud.describe(cloud.parse_selector(item)), []))
+                    except cloud.SelectorError as e:
+                        self.problems.append("array '%s': %s: %s" % (array['name'], key, e))
+                array[key] = values
+            self.resolved[array['name']] = dict((key, list(array[key])) for key in
+                                                ('devices', 'wipe_devices', 'allow_shared_disk'))
 
     # --- devices ---------------------------------------------------------------------------------
     def resolve_members(self):
@@ -304,6 +403,11 @@ class Preflight:
 
     # --- all --------------------------------------------------------------------------------------
     def run(self):
+        self.resolve_selectors()
+        if self.params.get('resolve_only'):
+            if self.problems:
+                raise PreflightError(self.problems)
+            return []
         members = self.resolve_members()
         fstab = parse_fstab(self.view._read(self.params['fstab'], '') or '')
         report = []
@@ -321,9 +425,10 @@ class Preflight:
 def main():
     array_spec = dict(
         name=dict(type='str', required=True),
-        devices=dict(type='list', elements='path', required=True),
-        wipe_devices=dict(type='list', elements='path', default=[]),
-        allow_shared_disk=dict(type='list', elements='path', default=[]),
+        devices=dict(type='list', elements='raw', required=True),
+        wipe_devices=dict(type='list', elements='raw', default=[]),
+        allow_shared_disk=dict(type='list', elements='raw', default=[]),
+        allow_single_device=dict(type='bool', default=False),
         mountpoint=dict(type='path', required=True),
         allow_nonempty_mountpoint=dict(type='bool', default=False),
         chunk_kb=dict(type='int'),
@@ -333,19 +438,21 @@ def main():
         argument_spec=dict(
             arrays=dict(type='list', elements='dict', required=True, options=array_spec),
             fstab=dict(type='path', default='/etc/fstab'),
+            resolve_only=dict(type='bool', default=False),
         ),
         supports_check_mode=True,
     )
     view = BlockHost(run_command=module.run_command,
                      blkid=module.get_bin_path('blkid', required=True),
                      wipefs=module.get_bin_path('wipefs') or 'wipefs')
+    preflight = Preflight(module.params, view)
     try:
-        arrays = Preflight(module.params, view).run()
+        arrays = preflight.run()
     except (PreflightError, ds.DeviceError) as failure:
         problems = getattr(failure, 'problems', [str(failure)])
         module.fail_json(msg='preflight refused the plan (nothing was changed): %s' % '; '.join(problems),
-                         problems=problems, arrays=getattr(failure, 'arrays', []))
-    module.exit_json(changed=False, arrays=arrays)
+                         problems=problems, arrays=getattr(failure, 'arrays', []), selections=preflight.selections)
+    module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections)
 
 
 if __name__ == '__main__':

@@ -21,6 +21,7 @@ import copy
 import posixpath
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils.validation import (
     READ_AHEAD_MAX_KB,
     valid_chunk_kb,
@@ -131,6 +132,24 @@ def string_list(value, what):
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
         raise ValueError('%s must be a list of strings, got %r' % (what, value))
     return list(value)
+
+
+def member_text(member):
+    """A member as the messages show it: the path, or the selector as ``key=value``."""
+    return cloud.describe(member) if isinstance(member, dict) else member
+
+
+def member_count(devices):
+    """How many disks ``devices`` names, or None when a selector (instance_store without count) leaves it to the host."""
+    total = 0
+    for member in devices:
+        if isinstance(member, dict) and not cloud.single(member):
+            if member.get('count') is None:
+                return None
+            total += member['count']
+        else:
+            total += 1
+    return total
 
 
 def mount_options(value, what):
@@ -294,32 +313,54 @@ def _array_problems(index, entry, profile):
     if not name_ok:
         bad('name %r must be 1-32 letters, digits, _ . - (and not . or ..)' % (name,))
 
-    devices = entry['devices']
-    try:
-        devices = string_list(devices, 'devices')
-    except ValueError as e:
-        bad(str(e))
-        devices = []
-    not_dev = [d for d in devices if not d.startswith('/dev/') or '\n' in d]
+    devices = []
+    raw_devices = entry['devices']
+    if not isinstance(raw_devices, (list, tuple)):
+        bad('devices must be a list of strings (/dev paths) or member selectors, got %r' % (raw_devices,))
+        raw_devices = []
+    for item in raw_devices:
+        if cloud.is_selector(item):
+            try:
+                devices.append(cloud.parse_selector(item))
+            except cloud.SelectorError as e:
+                bad('devices: %s' % e)
+        elif isinstance(item, str):
+            devices.append(item)
+        else:
+            bad('devices: %r is neither a /dev path nor a member selector such as {ebs_volume_id: vol-0123...}'
+                % (item,))
+    paths = [d for d in devices if isinstance(d, str)]
+    not_dev = [d for d in paths if not d.startswith('/dev/') or '\n' in d]
     if not_dev:
         bad('devices must be /dev paths: %s' % ', '.join(not_dev))
-    if len(devices) != len(set(devices)):
-        bad('devices are not unique: %s' % ', '.join(devices))
+    shown = [member_text(d) for d in devices]
+    if len(shown) != len(set(shown)):
+        bad('devices are not unique: %s' % ', '.join(shown))
     single_ok = entry.get('allow_single_device', False)
     if not isinstance(single_ok, bool):
         bad('allow_single_device must be true or false, got %r' % (single_ok,))
-    elif len(devices) == 1 and not single_ok:
+    elif member_count(devices) == 1 and not single_ok:
         bad('a RAID0 of one device gives nothing but a layer to lose; list two or more devices, or set '
             'allow_single_device: true')
     out['devices'] = devices
 
     for key in ('wipe_devices', 'allow_shared_disk'):
-        try:
-            values = string_list(entry.get(key) or [], key)
-        except ValueError as e:
-            bad(str(e))
-            values = []
-        stray = [v for v in values if v not in devices]
+        values = []
+        raw = entry.get(key) or []
+        if not isinstance(raw, (list, tuple)):
+            bad('%s must be a list, got %r' % (key, raw))
+            raw = []
+        for item in raw:
+            if cloud.is_selector(item):
+                try:
+                    values.append(cloud.parse_selector(item))
+                except cloud.SelectorError as e:
+                    bad('%s: %s' % (key, e))
+            elif isinstance(item, str):
+                values.append(item)
+            else:
+                bad('%s: %r is neither a /dev path nor a member selector' % (key, item))
+        stray = [member_text(v) for v in values if member_text(v) not in shown]
         if stray:
             bad('%s not in devices: %s (name each one exactly as in devices)' % (key, ', '.join(stray)))
         out[key] = values
@@ -330,9 +371,10 @@ def _array_problems(index, entry, profile):
     except ValueError as e:
         bad(str(e))
         out['chunk_kb'] = None
-    if out['chunk_kb'] and devices and out['chunk_kb'] * 1024 * len(devices) > XFS_MAX_SWIDTH_BYTES:
+    members = member_count(devices)
+    if out['chunk_kb'] and members and out['chunk_kb'] * 1024 * members > XFS_MAX_SWIDTH_BYTES:
         bad('chunk_kb %d x %d devices is a stripe of %d bytes; mkfs.xfs refuses a stripe width of 2 GiB '
-            'or more' % (out['chunk_kb'], len(devices), out['chunk_kb'] * 1024 * len(devices)))
+            'or more' % (out['chunk_kb'], members, out['chunk_kb'] * 1024 * members))
 
     mountpoint, why = normalise_mountpoint(entry['mountpoint'])
     if why:
@@ -395,7 +437,7 @@ def validate_arrays(arrays, profile):
     owners = {}
     for entry in entries:
         for dev in entry['devices']:
-            owners.setdefault(dev, []).append(entry['name'])
+            owners.setdefault(member_text(dev), []).append(entry['name'])
     shared = ['%s (in %s)' % (dev, ', '.join(names)) for dev, names in sorted(owners.items()) if len(names) > 1]
     if shared:
         problems.append('iotune_arrays: a device can be a member of one array only: %s' % '; '.join(shared))
@@ -571,8 +613,41 @@ def validate_kernel(name, kernel, overrides, mongodb_version=None):
 # The plan
 
 
-def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None):
-    """Validate everything and return the plan dict (see docs/architecture.md)."""
+def with_resolution(arrays, resolved):
+    """``iotune_arrays`` with the member selectors replaced by what the host resolved them to.
+
+    ``resolved`` is the ``resolved`` result of the storage_preflight module: {array name: {devices,
+    wipe_devices, allow_shared_disk}}, each a list of stable paths in the order of the selectors. This is
+    the one place where the resolved members enter the plan; every role input is then built from them.
+    """
+    if not resolved:
+        return arrays
+    if not isinstance(resolved, dict) or not isinstance(arrays, list):
+        raise PlanError(['resolved must be the dict storage_preflight returns, got %r' % (resolved,)])
+    result = []
+    for entry in arrays:
+        if isinstance(entry, dict) and entry.get('name') in resolved:
+            entry = dict(entry)
+            for key in ('devices', 'wipe_devices', 'allow_shared_disk'):
+                if key in resolved[entry['name']]:
+                    entry[key] = list(resolved[entry['name']][key])
+        result.append(entry)
+    return result
+
+
+def has_selectors(entries):
+    return any(isinstance(d, dict) for e in entries for key in ('devices', 'wipe_devices', 'allow_shared_disk')
+               for d in e.get(key) or [])
+
+
+def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None,
+               resolved=None):
+    """Validate everything and return the plan dict (see docs/architecture.md).
+
+    With member selectors in ``arrays`` and no ``resolved``, the plan has ``needs_resolution: true``:
+    the storage_preflight module resolves them on the host and the plan is made again with its
+    ``resolved`` result (the profile role does both); only that second plan feeds the roles.
+    """
     problems = []
     profile = None
     kernel = None
@@ -589,7 +664,7 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
             problems.extend(e.problems)
     if profile is not None:
         try:
-            entries = validate_arrays(arrays, profile)
+            entries = validate_arrays(with_resolution(arrays, resolved), profile)
         except PlanError as e:
             problems.extend(e.problems)
     if extra_tuning is not None and not isinstance(extra_tuning, list):
@@ -619,9 +694,10 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
         preflight.append({'name': e['name'], 'devices': e['devices'], 'wipe_devices': e['wipe_devices'],
                           'allow_shared_disk': e['allow_shared_disk'], 'mountpoint': e['mountpoint'],
                           'allow_nonempty_mountpoint': e['allow_nonempty_mountpoint'],
+                          'allow_single_device': e['allow_single_device'],
                           'chunk_kb': e['chunk_kb'], 'label': e['label']})
     # the kernel role orders its THP unit before the services of every array
     kernel['services'] = sorted(set(unit for fs in xfs for unit in fs['services']))
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
-            'kernel': kernel}
+            'kernel': kernel, 'needs_resolution': has_selectors(entries)}

@@ -44,3 +44,19 @@ def test_new_disks_look_like_ebs_volumes():
         assert re.fullmatch(r"vol[0-9a-f]{17}", d["serial"])
         assert d["by_id"] == "/dev/disk/by-id/virtio-" + d["serial"]
         assert (d["size_bytes"], d["bus"], d["attached"]) == (1 << 30, "virtio", True)
+
+
+def test_instance_store_disks_follow_with_a_gcp_local_ssd_identity():
+    new = disks.new_disks(2, "nvme", 1 << 30, instance_store=2)
+    assert [d["file"] for d in new] == ["disk0.raw", "disk1.raw", "disk2.raw", "disk3.raw"]
+    assert [d["bus"] for d in new] == ["nvme", "nvme", "scsi", "scsi"]
+    assert [d.get("instance_store", False) for d in new] == [False, False, True, True]
+    assert [d["serial"] for d in new[2:]] == ["local-ssd-0", "local-ssd-1"]
+    assert new[3]["by_id"] == "/dev/disk/by-id/scsi-0Google_EphemeralDisk_local-ssd-1"
+    # LUNs count the SCSI disks only
+    assert [d.get("lun") for d in new] == [None, None, 0, 1]
+
+
+def test_scsi_disks_get_one_lun_each():
+    assert [d["lun"] for d in disks.new_disks(3, "scsi", 1 << 30, instance_store=1)] == [0, 1, 2, 3]
+    assert all("lun" not in d for d in disks.new_disks(2, "virtio", 1 << 30))

@@ -134,3 +134,25 @@ def test_qemu_argv_kernel_boot(tmp_path):
 
 def test_kernel_boot_of_an_old_image_finds_root_by_label(tmp_path):
     assert vm.kernel_boot_cmdline(tmp_path).startswith("root=LABEL=rootfs ro console=ttyS0")
+
+
+def test_qemu_argv_scsi_luns_and_instance_store(tmp_path):
+    st = state("nvme")
+    st["disks"] = disks.new_disks(1, "scsi", 1 << 30, instance_store=1)
+    devices = [d for d in pairs(vm.qemu_argv("t1", tmp_path, Path("/img"), st, "tcg"), "-device")
+               if d.startswith("scsi-hd,")]
+    assert devices[0].endswith(",scsi-id=0,lun=0") and "vendor=" not in devices[0]
+    assert devices[1].endswith(",scsi-id=0,lun=1,vendor=Google,product=EphemeralDisk")
+    assert "serial=local-ssd-0" in devices[1]
+
+
+def test_inventory_marks_instance_store_and_luns(lab_dir):
+    st = state("nvme")
+    st["disks"] = disks.new_disks(1, "nvme", 1 << 30, instance_store=1)
+    (lab_dir / "t1").mkdir(parents=True, exist_ok=True)
+    vm.write_inventory("t1", st)
+    inv = yaml.safe_load((lab_dir / "t1" / "inventory.yml").read_text())
+    lab_disks = inv["all"]["hosts"]["t1"]["lab_disks"]
+    assert "instance_store" not in lab_disks[0] and "lun" not in lab_disks[0]
+    assert lab_disks[1]["instance_store"] is True and lab_disks[1]["lun"] == 0
+    assert lab_disks[1]["by_id"] == "/dev/disk/by-id/scsi-0Google_EphemeralDisk_local-ssd-0"

@@ -104,6 +104,9 @@ def cmd_up(args):
     validate_name(args.name)
     if args.disks < 0 or args.disks > 20:
         raise LabError("--disks must be between 0 and 20", EXIT_USAGE)
+    instance_store = getattr(args, "instance_store", 0)
+    if instance_store < 0 or args.disks + instance_store > 20:
+        raise LabError("--instance-store must be >= 0, and --disks plus --instance-store at most 20", EXIT_USAGE)
     size = parse_size(args.disk_size)
     if args.memory < 256:
         raise LabError("--memory must be at least 256 (MiB)", EXIT_USAGE)
@@ -140,7 +143,7 @@ def cmd_up(args):
             "cpus": args.cpus, "boot": boot, "accel": None, "pid": None, "started": None,
             "disks": [],
         }
-        st["disks"] = new_disks(args.disks, args.disk_bus, size)
+        st["disks"] = new_disks(args.disks, args.disk_bus, size, instance_store=instance_store)
         shutil.copyfile(f"{key}.pub", d / "authorized_keys")
         fresh_disks(d, st, img)
         save_state(args.name, st)
@@ -343,6 +346,9 @@ def build_parser():
     u.add_argument("--disks", type=int, default=4, help="number of data disks (default 4)")
     u.add_argument("--disk-size", default="2G", help="size of each data disk (default 2G)")
     u.add_argument("--disk-bus", choices=BUSES, default="virtio", help="default virtio")
+    u.add_argument("--instance-store", type=int, default=0, metavar="K",
+                   help="K more disks marked as instance store: SCSI, vendor Google, product EphemeralDisk, "
+                        "serial local-ssd-0... like a GCP local SSD (default 0; docs/lab.md)")
     u.add_argument("--memory", type=int, default=1024, help="MiB (default 1024)")
     u.add_argument("--cpus", type=int, default=2, help="vCPUs (default 2)")
     u.add_argument("--accel", choices=("auto", "kvm", "tcg"), default=None,

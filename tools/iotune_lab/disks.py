@@ -32,18 +32,44 @@ def by_id_path(bus, serial):
     return f"/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_{serial}"
 
 
+# The identity qemu's scsi-hd can give that a cloud gives its instance-store disks: a GCP local SSD on
+# SCSI reports vendor "Google", product "EphemeralDisk" and serial "local-ssd-N" (by-id
+# scsi-0Google_EphemeralDisk_local-ssd-N). The NVMe models of AWS and Azure instance store are longer
+# than qemu 7.2 lets an NVMe controller's model be set (it cannot be set at all), see docs/lab.md.
+INSTANCE_STORE_VENDOR = "Google"
+INSTANCE_STORE_PRODUCT = "EphemeralDisk"
+
+
+def instance_store_by_id(serial):
+    return f"/dev/disk/by-id/scsi-0{INSTANCE_STORE_VENDOR}_{INSTANCE_STORE_PRODUCT}_{serial}"
+
+
 def new_serial():
     """A serial like an EBS volume id: `vol` + 17 hex digits (20 characters)."""
     return "vol" + secrets.token_hex(9)[:17]
 
 
-def new_disks(count, bus, size):
-    """The state entries of `count` new data disks (files disk0.raw ...)."""
+def new_disks(count, bus, size, instance_store=0):
+    """The state entries of `count` new data disks (files disk0.raw ...), then `instance_store` disks
+    marked as instance store (SCSI, GCP local SSD identity, serials local-ssd-0 ...).
+
+    Every SCSI disk gets its own LUN (`lun`, 0, 1, ... in attachment order, target 0), as a cloud's
+    SCSI data disks do."""
     disks = []
     for i in range(count):
         serial = new_serial()
         disks.append({"serial": serial, "by_id": by_id_path(bus, serial), "size_bytes": size,
                       "bus": bus, "file": f"disk{i}.raw", "attached": True})
+    for j in range(instance_store):
+        serial = f"local-ssd-{j}"
+        disks.append({"serial": serial, "by_id": instance_store_by_id(serial), "size_bytes": size,
+                      "bus": "scsi", "file": f"disk{count + j}.raw", "attached": True,
+                      "instance_store": True})
+    lun = 0
+    for disk in disks:
+        if disk["bus"] == "scsi":
+            disk["lun"] = lun
+            lun += 1
     return disks
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import common
 from .common import EXIT_USAGE, FileLock, LabError, say, run, write_atomic
-from .disks import fresh_disks
+from .disks import INSTANCE_STORE_PRODUCT, INSTANCE_STORE_VENDOR, fresh_disks
 from .image import KERNEL_CMDLINE, VM_CMDLINE_EXTRA
 from .qmp import QMP
 from .ssh import lab_key, ssh_argv
@@ -169,7 +169,12 @@ def qemu_argv(name, d, img, st, accel):
         elif disk["bus"] == "nvme":
             argv += ["-device", f"nvme,id={ser},drive={drv},serial={ser}"]
         else:
-            argv += ["-device", f"scsi-hd,id={ser},bus=scsi0.0,drive={drv},serial={ser}"]
+            dev = f"scsi-hd,id={ser},bus=scsi0.0,drive={drv},serial={ser}"
+            if "lun" in disk:
+                dev += f",scsi-id=0,lun={disk['lun']}"
+            if disk.get("instance_store"):
+                dev += f",vendor={INSTANCE_STORE_VENDOR},product={INSTANCE_STORE_PRODUCT}"
+            argv += ["-device", dev]
     return [str(a) for a in argv]
 
 
@@ -297,6 +302,10 @@ def write_inventory(name, st):
             f"          bus: {disk['bus']}",
             f"          attached: {'true' if disk.get('attached', True) else 'false'}",
         ]
+        if "lun" in disk:
+            lines.append(f"          lun: {disk['lun']}")
+        if disk.get("instance_store"):
+            lines.append("          instance_store: true")
     write_atomic(vm_dir(name) / "inventory.yml", "\n".join(lines) + "\n")
 
 

@@ -245,7 +245,8 @@ def test_dm_over_md_with_legacy_none_scheduler(facts):
 
 def test_azure_disk(facts):
     assert facts['sdb']['cloud'] == {'provider': 'azure', 'lun': 2, 'scsi_address': '3:0:0:2',
-                                     'azure_links': ['scsi1/lun2']}
+                                     'azure_links': ['scsi1/lun2'], 'disk_type': 'data',
+                                     'instance_store': False}
     assert facts['sdb']['vendor'] == 'Msft' and facts['sdb']['model'] == 'Virtual Disk'
 
 

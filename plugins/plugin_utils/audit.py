@@ -1,0 +1,477 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The fleet audit on the controller: one host's observations against its plan, and the fleet report.
+
+``compare(facts, plan)`` takes what the storage_audit module read on a host (module_utils/audit.py)
+and the host's plan (plan.build_plan, the same plan tune works from) and returns the host's verdict
+(``ok`` or ``drift``) with one item per deviation. ``fleet(hosts)`` puts every host's result (or its
+``unreachable``/``error`` state) into the report document (schema below, docs/audit.md); ``markdown``
+and ``html`` render that document. Pure Python, no I/O.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import json
+
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
+
+SCHEMA = 'iotune.storage/audit'
+SCHEMA_VERSION = 1
+VERDICTS = ('ok', 'drift', 'unreachable', 'error')
+FACTS_SCHEMA_VERSIONS = (1,)
+
+
+def _item(area, subject, message):
+    return {'area': area, 'subject': subject, 'message': message}
+
+
+# ---------------------------------------------------------------------------------------------
+# arrays, mounts, fstab, mdadm.conf, initramfs
+
+
+def array_state(facts):
+    """active / degraded / broken / inactive / missing of one array's observations."""
+    if not facts.get('kname'):
+        return 'missing'
+    md = facts.get('md') or {}
+    state = md.get('array_state')
+    if state in (None, 'inactive', 'clear'):
+        return 'inactive'
+    if state == 'broken':
+        return 'broken'
+    raid_disks = md.get('raid_disks')
+    known = [d for d in facts.get('md_devices') or [] if 'faulty' not in (d.get('state') or '')]
+    count = len(known) if facts.get('md_devices') else len(facts.get('slaves') or [])
+    if raid_disks is not None and count < raid_disks:
+        return 'degraded'
+    return 'active'
+
+
+def _members(plan_array, facts):
+    items = []
+    subject = '/dev/md/%s' % plan_array['name']
+    in_array = set(facts.get('slaves') or []) | set(d['name'] for d in facts.get('md_devices') or [])
+    faulty = set(d['name'] for d in facts.get('md_devices') or [] if 'faulty' in (d.get('state') or ''))
+    for member in facts.get('members') or []:
+        path = member['path']
+        if not member.get('exists'):
+            items.append(_item('member', subject, 'member %s is missing (the path does not exist: detached or '
+                                                  'renamed)' % path))
+            continue
+        kname = member.get('kname')
+        for other in member.get('foreign') or []:
+            items.append(_item('member', subject, 'member %s (%s) belongs to another md array %s%s'
+                               % (path, kname, other['kname'],
+                                  ' (%s)' % other['name'] if other.get('name') else '')))
+        if facts.get('kname') and kname not in in_array:
+            items.append(_item('member', subject, 'member %s (%s) is not in the array' % (path, kname)))
+        elif kname in faulty:
+            items.append(_item('member', subject, 'member %s (%s) is faulty' % (path, kname)))
+    return items
+
+
+def _mount_and_fstab(fs, facts):
+    items = []
+    mountpoint = fs['mountpoint']
+    wanted = list(fs.get('mount_options') or [])
+    mounted = facts.get('mounted')
+    if mounted is None:
+        items.append(_item('mount', mountpoint, 'nothing is mounted at %s' % mountpoint))
+    else:
+        if facts.get('kname') and mounted.get('kname') != facts['kname']:
+            items.append(_item('mount', mountpoint, '%s is mounted from %s, not from the array (%s)'
+                               % (mountpoint, mounted.get('source'), facts['kname'])))
+        missing = [o for o in wanted if o not in mounted.get('options', [])]
+        if missing:
+            items.append(_item('mount', mountpoint, 'mounted without %s (live options %s)'
+                               % (','.join(missing), ','.join(mounted.get('options', [])))))
+    for other in facts.get('mounts_elsewhere') or []:
+        items.append(_item('mount', mountpoint, 'the array is also mounted at %s' % other))
+    lines = [line for line in facts.get('fstab') or [] if line['mountpoint'] == mountpoint]
+    if not lines:
+        items.append(_item('fstab', mountpoint, 'no /etc/fstab line mounts %s' % mountpoint))
+    elif len(lines) > 1:
+        items.append(_item('fstab', mountpoint, '%d /etc/fstab lines mount %s' % (len(lines), mountpoint)))
+    for line in lines:
+        uuid = facts.get('fs_uuid')
+        if not line['source'].startswith('UUID='):
+            items.append(_item('fstab', mountpoint, 'the fstab line mounts %s, not a filesystem UUID' % line['source']))
+        elif uuid and line['source'] != 'UUID=%s' % uuid:
+            items.append(_item('fstab', mountpoint, 'the fstab line mounts %s, the array holds UUID=%s'
+                               % (line['source'], uuid)))
+        missing = [o for o in wanted + ['nofail'] if o not in line['options']]
+        if missing:
+            items.append(_item('fstab', mountpoint, 'the fstab line lacks %s (options %s)'
+                               % (','.join(missing), ','.join(line['options']))))
+        if line.get('fstype') not in (None, 'xfs'):
+            items.append(_item('fstab', mountpoint, 'the fstab line has type %s, not xfs' % line['fstype']))
+    stray = [line for line in facts.get('fstab') or [] if line['mountpoint'] != mountpoint]
+    for line in stray:
+        items.append(_item('fstab', mountpoint, 'fstab also mounts the array at %s' % line['mountpoint']))
+    return items
+
+
+def _array_lines(where, name, uuid, lines):
+    """Items for the ARRAY lines of one array in mdadm.conf or the initramfs (``where``)."""
+    items = []
+    subject = '/dev/md/%s' % name
+    mine = [line for line in lines
+            if line.get('device') == subject or name_matches(line.get('name'), name)
+            or (uuid and line.get('uuid') == uuid)]
+    if uuid and not any(line.get('uuid') == uuid for line in mine):
+        items.append(_item(where, subject, 'no ARRAY line in %s for the running array (UUID=%s)'
+                           % (where if where != 'initramfs' else 'the initramfs that boots next', uuid)))
+    for line in mine:
+        if uuid and line.get('uuid') != uuid:
+            items.append(_item(where, subject, 'stale ARRAY line in %s: %s (the running array is UUID=%s)'
+                               % (where if where != 'initramfs' else 'the initramfs that boots next',
+                                  line['line'], uuid)))
+    if len([line for line in mine if line.get('uuid') == uuid]) > 1:
+        items.append(_item(where, subject, 'several ARRAY lines for UUID=%s in %s' % (uuid, where)))
+    return items
+
+
+def _array_readahead(plan, facts, seen):
+    """The array's live readahead against the profile when no tuning entry matched it (for example a RAID0
+    that lost a member: the kernel keeps the device, udev forgets its name)."""
+    want = ((plan.get('profile') or {}).get('array') or {}).get('read_ahead_kb')
+    tuned = (facts.get('tuning') or {}).get('devices') or {}
+    if want is None or not seen.get('kname') or seen['kname'] in tuned or seen.get('read_ahead_kb') is None:
+        return []
+    page = facts.get('page_kb') or 4
+    want = int(want) - int(want) % page
+    if int(seen['read_ahead_kb']) == want:
+        return []
+    return [_item('readahead', '%s (/dev/md/%s)' % (seen['kname'], seen['name']),
+                  'read_ahead_kb live %s, profile %s' % (seen['read_ahead_kb'], want))]
+
+
+def _arrays(plan, facts):
+    items = []
+    notes = []
+    by_name = dict((a['name'], a) for a in facts.get('arrays') or [])
+    fs_by_device = dict((fs['device'], fs) for fs in plan.get('xfs_filesystems') or [])
+    conf = facts.get('mdadm_conf') or {}
+    initramfs = facts.get('initramfs') or {}
+    summary = []
+    for planned in plan.get('raid0_arrays') or []:
+        name = planned['name']
+        subject = '/dev/md/%s' % name
+        seen = by_name.get(name, {'name': name, 'kname': None, 'members': []})
+        state = array_state(seen)
+        md = seen.get('md') or {}
+        summary.append({'name': name, 'kname': seen.get('kname'), 'state': state,
+                        'read_ahead_kb': seen.get('read_ahead_kb'), 'uuid': md.get('uuid')})
+        if state != 'active':
+            why = {'missing': 'is not running (no such md device)', 'inactive': 'is inactive (not running)',
+                   'broken': 'is broken (a member disappeared while it ran)',
+                   'degraded': 'is degraded (%s of %s members)' % (
+                       len(seen.get('md_devices') or seen.get('slaves') or []), md.get('raid_disks'))}[state]
+            items.append(_item('array', subject, '%s %s' % (subject, why)))
+        if md.get('chunk_kb') is not None and planned.get('chunk_kb') and md['chunk_kb'] != planned['chunk_kb']:
+            items.append(_item('array', subject, 'chunk %d KiB, the plan says %d KiB' % (md['chunk_kb'], planned['chunk_kb'])))
+        items.extend(_members(planned, seen))
+        items.extend(_array_readahead(plan, facts, seen))
+        fs = fs_by_device.get(subject)
+        if fs:
+            items.extend(_mount_and_fstab(fs, seen))
+        uuid = md.get('uuid')
+        if not conf.get('present'):
+            items.append(_item('mdadm.conf', subject, 'no mdadm.conf (%s)' % conf.get('path')))
+        else:
+            items.extend(_array_lines('mdadm.conf', name, uuid, conf.get('lines') or []))
+        if initramfs.get('checked'):
+            items.extend(_array_lines('initramfs', name, uuid, initramfs.get('lines') or []))
+    if not initramfs.get('checked') and plan.get('raid0_arrays'):
+        notes.append('initramfs: %s' % (initramfs.get('error') or 'not checked'))
+    return items, notes, summary
+
+
+# ---------------------------------------------------------------------------------------------
+# tuning, tuned, kernel
+
+
+ATTR_AREA = {'read_ahead_kb': 'readahead', 'scheduler': 'scheduler'}
+
+
+def _tuning(facts):
+    items = []
+    tuning = facts.get('tuning') or {}
+    rules = tuning.get('rules') or {}
+    devices = tuning.get('devices') or {}
+    path = rules.get('path')
+    if not rules.get('present'):
+        items.append(_item('rules', path, 'the udev rules file %s is missing: the values are lost at the next '
+                                          'reboot or change event' % path))
+    elif not rules.get('matches'):
+        items.append(_item('rules', path, 'the udev rules file differs from what tune writes (%d line(s) missing, '
+                                          '%d other)' % (len(rules.get('missing_lines') or []),
+                                                         len(rules.get('extra_lines') or []))))
+    rows = []
+    for name in sorted(devices):
+        dev = devices[name]
+        subject = '%s (%s)' % (name, ', '.join(dev.get('selected_by') or []))
+        row = {'device': name, 'selected_by': dev.get('selected_by') or [], 'is_md': dev.get('is_md'),
+               'class': dev.get('class')}
+        for attr, want in sorted((dev.get('profile') or {}).items()):
+            live = (dev.get('live') or {}).get(attr)
+            on_disk = (dev.get('rules') or {}).get(attr)
+            row[attr] = {'live': live, 'profile': want, 'rules': on_disk}
+            area = ATTR_AREA.get(attr, attr)
+            if live is None or str(live) != str(want):
+                items.append(_item(area, subject, '%s live %s, profile %s' % (attr, live, want)))
+            if rules.get('present') and str(on_disk) != str(want):
+                items.append(_item('rules', subject, 'the rules file sets %s %s, profile %s'
+                                   % (attr, 'nothing' if on_disk is None else on_disk, want)))
+        rows.append(row)
+    for where in tuning.get('unmatched') or []:
+        items.append(_item('tuning', where, 'the plan tunes %s, which matches no block device' % where))
+    return items, rows
+
+
+def _tuned(facts):
+    tuned = facts.get('tuned') or {}
+    return [_item('tuned', c['device'], 'tuned profile %s sets readahead %s KiB (profile %s KiB)'
+                  % (' '.join(tuned.get('profiles') or []), c['tuned'], c['ours']))
+            for c in tuned.get('conflicts') or []]
+
+
+def _kernel(facts):
+    report = facts.get('kernel')
+    if not report:
+        return [], []
+    items = [_item('kernel', text.split(':', 1)[0], text) for text in report.get('drift') or []]
+    items += [_item('kernel', text.split(':', 1)[0], text) for text in report.get('conflicts') or []]
+    return items, list(report.get('notes') or [])
+
+
+# ---------------------------------------------------------------------------------------------
+# one host, the fleet
+
+
+def compare(facts, plan, host=None):
+    """The verdict of one host: {'host', 'verdict', 'profile', 'items', 'notes', 'arrays', 'devices'}."""
+    if not isinstance(facts, dict) or facts.get('schema_version') not in FACTS_SCHEMA_VERSIONS:
+        raise ValueError('storage_audit facts of schema version %r, this controller reads %s'
+                         % (facts.get('schema_version') if isinstance(facts, dict) else None, FACTS_SCHEMA_VERSIONS))
+    items = [_item('audit', 'host', 'could not be read: %s' % e) for e in facts.get('errors') or []]
+    array_items, notes, arrays = _arrays(plan, facts)
+    items.extend(array_items)
+    tuning_items, devices = _tuning(facts)
+    items.extend(tuning_items)
+    items.extend(_tuned(facts))
+    kernel_items, kernel_notes = _kernel(facts)
+    items.extend(kernel_items)
+    notes.extend(kernel_notes)
+    profile = (plan.get('profile') or {}).get('description')
+    return {'host': host, 'verdict': 'drift' if items else 'ok', 'profile': profile, 'items': items,
+            'notes': notes, 'arrays': arrays, 'devices': devices, 'error': None}
+
+
+def host_entry(host, result=None, plan=None, unreachable=None, error=None):
+    """One host of the fleet: compared, or unreachable / error with the reason."""
+    if unreachable:
+        return {'host': host, 'verdict': 'unreachable', 'profile': None, 'items': [], 'notes': [],
+                'arrays': [], 'devices': [], 'error': unreachable if isinstance(unreachable, str) else 'unreachable'}
+    if error or result is None:
+        return {'host': host, 'verdict': 'error', 'profile': None, 'items': [], 'notes': [], 'arrays': [],
+                'devices': [], 'error': error or 'no audit result'}
+    entry = compare(result, plan or {}, host)
+    return entry
+
+
+def fleet(entries, generated_at=None, run=None):
+    """The report document (schema SCHEMA, version SCHEMA_VERSION) of host entries, sorted by host name."""
+    hosts = sorted(entries, key=lambda e: str(e['host']))
+    counts = dict((v, 0) for v in VERDICTS)
+    for entry in hosts:
+        counts[entry['verdict']] += 1
+    counts['total'] = len(hosts)
+    return {'schema': SCHEMA, 'schema_version': SCHEMA_VERSION, 'generated_at': generated_at, 'run': run or {},
+            'counts': counts, 'hosts': hosts}
+
+
+def readahead_histogram(doc):
+    """[(read_ahead_kb, number of arrays)] of the live readahead of every array in the fleet, by value."""
+    counts = {}
+    for host in doc['hosts']:
+        for array in host.get('arrays') or []:
+            value = array.get('read_ahead_kb')
+            if value is not None:
+                counts[value] = counts.get(value, 0) + 1
+    return sorted(counts.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# rendering
+
+
+def _cell(text):
+    return str(text).replace('|', '\\|').replace('\n', ' ')
+
+
+def markdown(doc):
+    """The report as Markdown: counts, one table row per host, then the items of each drifting host."""
+    c = doc['counts']
+    out = ['# Storage audit', '',
+           'Generated %s. %d host(s): %d ok, %d drift, %d unreachable, %d error.'
+           % (doc.get('generated_at') or '-', c['total'], c['ok'], c['drift'], c['unreachable'], c['error']), '',
+           '| Host | Verdict | Items | Arrays | Array readahead (KiB) |', '|---|---|---|---|---|']
+    for host in doc['hosts']:
+        arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
+        ra = ', '.join('%s' % a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None) or '-'
+        out.append('| %s | %s | %d | %s | %s |' % (_cell(host['host']), host['verdict'], len(host['items']),
+                                                   _cell(arrays), ra))
+    for host in doc['hosts']:
+        if host['verdict'] == 'ok' and not host['notes']:
+            continue
+        out += ['', '## %s: %s' % (host['host'], host['verdict']), '']
+        if host.get('error'):
+            out.append('- %s' % host['error'])
+        for item in host['items']:
+            out.append('- **%s** %s: %s' % (item['area'], item['subject'], item['message']))
+        for note in host['notes']:
+            out.append('- note: %s' % note)
+    return '\n'.join(out) + '\n'
+
+
+CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.4em;margin:0 0 .3em}
+.counts span{display:inline-block;margin-right:1em;padding:.15em .6em;border-radius:3px}
+.v-ok{background:#d9f2d9}.v-drift{background:#ffe0b3}.v-unreachable{background:#f2d9d9}.v-error{background:#f2b3b3}
+table{border-collapse:collapse;margin:1em 0;min-width:40em}
+th,td{border:1px solid #bbb;padding:.25em .6em;text-align:left;vertical-align:top}
+th{background:#eee;cursor:pointer;user-select:none}
+th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
+details{margin:.4em 0}summary{cursor:pointer;font-weight:600}
+li.area{margin:.1em 0}code{background:#f4f4f4;padding:0 .2em}
+svg text{font-size:11px}
+"""
+
+JS = """
+(function(){
+  var table=document.getElementById('hosts');
+  function key(td){var v=td.getAttribute('data-sort');if(v===null)v=td.textContent;
+    var n=parseFloat(v);return isNaN(n)||String(n)!==v.trim()?v.toLowerCase():n;}
+  function sortBy(col,dir){
+    var body=table.tBodies[0],rows=Array.prototype.slice.call(body.rows);
+    rows.sort(function(a,b){var x=key(a.cells[col]),y=key(b.cells[col]);
+      if(typeof x!==typeof y){x=String(x);y=String(y);}
+      return (x<y?-1:x>y?1:0)*(dir==='desc'?-1:1);});
+    rows.forEach(function(r){body.appendChild(r);});
+    Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+      th.className=i===col?'sorted-'+dir:'';});
+    table.setAttribute('data-sorted',col+':'+dir);
+  }
+  Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+    th.addEventListener('click',function(){
+      sortBy(i,th.className==='sorted-asc'?'desc':'asc');});});
+  var m=/sort=(\\w+)(?::(asc|desc))?/.exec(location.hash);
+  if(m){Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
+    if(th.getAttribute('data-key')===m[1])sortBy(i,m[2]||'asc');});}
+})();
+"""
+
+VERDICT_RANK = {'error': 0, 'unreachable': 1, 'drift': 2, 'ok': 3}
+
+
+def _chart(doc, width=480, bar_height=18):
+    bars = readahead_histogram(doc)
+    if not bars:
+        return '<p>No array readahead to chart.</p>'
+    most = max(count for dummy, count in bars)
+    height = bar_height * len(bars) + 24
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" id="readahead-chart" width="%d" height="%d" role="img" '
+             'aria-label="arrays per live readahead value">' % (width, height)]
+    for index, (value, count) in enumerate(bars):
+        y = index * bar_height + 4
+        length = max(1, int((width - 170) * count / most))
+        parts.append('<text x="70" y="%d" text-anchor="end">%s KiB</text>' % (y + 12, value))
+        parts.append('<rect x="76" y="%d" width="%d" height="%d" fill="#4a7fb5"><title>%s KiB: %d array(s)</title>'
+                     '</rect>' % (y, length, bar_height - 4, value, count))
+        parts.append('<text x="%d" y="%d">%d</text>' % (80 + length, y + 12, count))
+    parts.append('<text x="76" y="%d">arrays per live readahead (KiB)</text></svg>' % (height - 4))
+    return ''.join(parts)
+
+
+def html(doc):
+    """The report as one self-contained HTML page: inline CSS and JS, a sortable table, details, a chart."""
+    e = html_lib.escape
+    c = doc['counts']
+    rows = []
+    for host in doc['hosts']:
+        arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
+        ras = [a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None]
+        rows.append('<tr class="v-%s" data-host="%s"><td>%s</td><td data-sort="%d">%s</td><td>%d</td><td>%s</td>'
+                    '<td data-sort="%s">%s</td></tr>'
+                    % (e(host['verdict']), e(str(host['host'])), e(str(host['host'])),
+                       VERDICT_RANK.get(host['verdict'], 9), e(host['verdict']), len(host['items']), e(arrays),
+                       max(ras) if ras else -1, e(', '.join(str(r) for r in ras)) or '-'))
+    details = []
+    for host in doc['hosts']:
+        lines = ['<details%s id="host-%s"><summary class="v-%s">%s: %s (%d item(s))</summary>'
+                 % (' open' if host['verdict'] != 'ok' and len(doc['hosts']) <= 50 else '', e(str(host['host'])),
+                    e(host['verdict']), e(str(host['host'])), e(host['verdict']), len(host['items']))]
+        if host.get('error'):
+            lines.append('<p>%s</p>' % e(host['error']))
+        if host['items']:
+            lines.append('<ul>' + ''.join('<li class="area"><code>%s</code> %s: %s</li>'
+                                          % (e(i['area']), e(str(i['subject'])), e(i['message']))
+                                          for i in host['items']) + '</ul>')
+        if host['notes']:
+            lines.append('<ul>' + ''.join('<li>note: %s</li>' % e(n) for n in host['notes']) + '</ul>')
+        if host['devices']:
+            lines.append('<table class="devices"><tr><th>Device</th><th>Readahead live / profile / rules</th>'
+                         '<th>Scheduler live / profile / rules</th></tr>')
+            for dev in host['devices']:
+                cells = []
+                for attr in ('read_ahead_kb', 'scheduler'):
+                    v = dev.get(attr)
+                    cells.append('-' if not v else '%s / %s / %s' % (v['live'], v['profile'], v['rules']))
+                lines.append('<tr><td>%s</td><td>%s</td><td>%s</td></tr>'
+                             % (e(dev['device']), e(cells[0]), e(cells[1])))
+            lines.append('</table>')
+        lines.append('</details>')
+        details.append(''.join(lines))
+    return ''.join([
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Storage audit</title>',
+        '<style>%s</style></head><body>' % CSS,
+        '<h1>Storage audit</h1><p>Generated %s (schema %s v%d).</p>'
+        % (e(str(doc.get('generated_at') or '-')), e(doc['schema']), doc['schema_version']),
+        '<p class="counts">%s</p>' % ''.join('<span class="v-%s" id="count-%s">%s: %d</span>' % (v, v, v, c[v])
+                                             for v in VERDICTS),
+        _chart(doc),
+        '<table id="hosts"><thead><tr><th data-key="host">Host</th><th data-key="verdict">Verdict</th>'
+        '<th data-key="items">Items</th><th data-key="arrays">Arrays</th>'
+        '<th data-key="readahead">Array readahead (KiB)</th></tr></thead><tbody>',
+        ''.join(rows), '</tbody></table>', ''.join(details),
+        '<script>%s</script></body></html>\n' % JS])
+
+
+def summary(doc):
+    """Short text: the counts, then one line per host that is not ok with its items (or its error)."""
+    c = doc['counts']
+    lines = ['%d host(s): %d ok, %d drift, %d unreachable, %d error'
+             % (c['total'], c['ok'], c['drift'], c['unreachable'], c['error'])]
+    for host in doc['hosts']:
+        if host['verdict'] != 'ok':
+            what = '; '.join('%s %s' % (i['subject'], i['message']) for i in host['items']) or host.get('error') or ''
+            lines.append('%s: %s: %s' % (host['host'], host['verdict'], what))
+    return '\n'.join(lines) + '\n'
+
+
+def render(doc, fmt):
+    if fmt == 'summary':
+        return summary(doc)
+    if fmt == 'json':
+        return json.dumps(doc, indent=2, sort_keys=True) + '\n'
+    if fmt == 'markdown':
+        return markdown(doc)
+    if fmt == 'html':
+        return html(doc)
+    raise ValueError('format must be json, markdown, html or summary, got %r' % (fmt,))

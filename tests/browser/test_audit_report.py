@@ -1,0 +1,79 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The audit's HTML report in a real browser (Debian's chromium, headless; `make browser-test`).
+
+A synthetic fleet is rendered, loaded from a file:// URL with no network, screenshotted (kept in
+tests/output/browser/ as the test's artifact) and its DOM dumped after the page's script ran: the table
+sorted by the #sort= address must come out in that order, and the script must not fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from ansible_collections.iotune.storage.plugins.filter.storage_audit import storage_audit_fleet
+from ansible_collections.iotune.storage.plugins.plugin_utils import audit
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import synthetic_results
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ARTIFACTS = os.path.join(HERE, '..', 'output', 'browser')
+CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
+pytestmark = pytest.mark.skipif(CHROMIUM is None and not os.environ.get('IOTUNE_REQUIRE_BROWSER'),
+                                reason='chromium is not installed (make browser)')
+
+
+def chromium(*args):
+    argv = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+            '--no-first-run', '--disable-extensions', '--proxy-server=127.0.0.1:9', '--hide-scrollbars'] + list(args)
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+@pytest.fixture(scope='module')
+def page():
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    doc = storage_audit_fleet(synthetic_results(40), generated_at='2026-11-24T02:00:00Z')
+    path = os.path.abspath(os.path.join(ARTIFACTS, 'storage_audit.html'))
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(audit.render(doc, 'html'))
+    return doc, path
+
+
+def rows(dom):
+    return re.findall(r'<tr class="v-(\w+)" data-host="([^"]+)"', dom)
+
+
+def test_screenshot(page):
+    doc, path = page
+    shot = os.path.abspath(os.path.join(ARTIFACTS, 'storage_audit.png'))
+    if os.path.exists(shot):
+        os.unlink(shot)
+    chromium('--screenshot=%s' % shot, '--window-size=1100,1400', 'file://' + path)
+    with open(shot, 'rb') as f:
+        header = f.read(24)
+    assert header[:8] == b'\x89PNG\r\n\x1a\n'
+    assert struct.unpack('>II', header[16:24]) == (1100, 1400)
+    assert os.path.getsize(shot) > 20000  # a blank page compresses to a few KiB
+
+
+def test_sorting_runs_in_the_browser(page):
+    doc, path = page
+    before = rows(chromium('--dump-dom', 'file://' + path).stdout)
+    assert [h for dummy, h in before] == sorted(h['host'] for h in doc['hosts'])
+    dom = chromium('--dump-dom', 'file://' + path + '#sort=verdict:asc').stdout
+    after = rows(dom)
+    ranks = [audit.VERDICT_RANK[v] for v, dummy in after]
+    assert ranks == sorted(ranks) and ranks[0] < ranks[-1], after
+    assert 'data-sorted="1:asc"' in dom and 'class="sorted-asc"' in dom
+    dom = chromium('--dump-dom', 'file://' + path + '#sort=host:desc').stdout
+    assert [h for dummy, h in rows(dom)] == sorted((h['host'] for h in doc['hosts']), reverse=True)
+    assert len(after) == doc['counts']['total'] == 40

@@ -99,4 +99,3 @@ def test_a_kernel_without_image_is_reported_not_failed(host):
     fact = facts(host, kernel='0.0.0-none')
     assert fact['image'] is None and 'initrd.img-0.0.0-none' in fact['error']
     assert fact['array_lines'] == [] and fact['in_sync'] is False
-

@@ -55,6 +55,14 @@ options:
         description: Group (name or numeric id).
         type: str
         default: root
+  remove_unlisted:
+    description:
+      - Shell patterns of absolute paths (C(glob)); a file matching one of them that is not in O(files) is
+        removed. For the files of an earlier run that no longer apply, such as the drop-in of a service no
+        longer listed, without a separate search.
+    type: list
+    elements: str
+    default: []
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
@@ -76,6 +84,13 @@ EXAMPLES = r"""
         state: absent
   register: written
 
+- name: One drop-in per service; drop-ins of services no longer listed are removed
+  iotune.storage.config_files:
+    files:
+      - path: /etc/systemd/system/cassandra.service.d/mounts.conf
+        content: "[Unit]\nRequiresMountsFor=/var/lib/cassandra\n"
+    remove_unlisted: [/etc/systemd/system/*.d/mounts.conf]
+
 - name: Load the sysctl file when it changed
   ansible.builtin.command:
     argv: [sysctl, -p, /etc/sysctl.d/90-iotune-storage.conf]
@@ -92,6 +107,7 @@ changed_paths:
   sample: [/etc/sysctl.d/90-iotune-storage.conf]
 """
 
+import glob
 import grp
 import os
 import pwd
@@ -117,14 +133,18 @@ def _gid(group):
 class ConfigFiles:
     """Brings each wanted file to its state; ``replace`` is AnsibleModule.atomic_move in a module run."""
 
-    def __init__(self, wanted, check_mode=False, replace=fileutil.replace_keeping_owner):
+    def __init__(self, wanted, check_mode=False, replace=fileutil.replace_keeping_owner, remove_unlisted=()):
         self.wanted = wanted
+        self.remove_unlisted = list(remove_unlisted)
         self.check_mode = check_mode
         self.replace = replace
         self.changed_paths = []
         self.diffs = []
 
     def validate(self):
+        for pattern in self.remove_unlisted:
+            if not os.path.isabs(pattern):
+                raise ConfigError('remove_unlisted: pattern %r is not an absolute path' % pattern)
         for f in self.wanted:
             if not os.path.isabs(f['path']):
                 raise ConfigError('files: path %r is not absolute' % f['path'])
@@ -181,9 +201,16 @@ class ConfigFiles:
         self.changed_paths.append(path)
         self.diffs.append({'before_header': path, 'after_header': path, 'before': before, 'after': after})
 
+    def unlisted(self):
+        """Entries removing the files that match remove_unlisted and are not in ``files``."""
+        listed = set(os.path.normpath(f['path']) for f in self.wanted)
+        found = sorted(set(path for pattern in self.remove_unlisted for path in glob.glob(pattern)))
+        return [dict(path=path, state='absent') for path in found
+                if os.path.normpath(path) not in listed and not os.path.isdir(path)]
+
     def converge(self):
         self.validate()
-        for f in self.wanted:
+        for f in self.wanted + self.unlisted():
             try:
                 self.converge_one(f)
             except (IOError, OSError) as e:
@@ -202,10 +229,12 @@ def main():
                 owner=dict(type='str', default='root'),
                 group=dict(type='str', default='root'),
             )),
+            remove_unlisted=dict(type='list', elements='str', default=[]),
         ),
         supports_check_mode=True,
     )
-    worker = ConfigFiles(module.params['files'], check_mode=module.check_mode, replace=module.atomic_move)
+    worker = ConfigFiles(module.params['files'], check_mode=module.check_mode, replace=module.atomic_move,
+                         remove_unlisted=module.params['remove_unlisted'])
     failure = None
     try:
         changed_paths, diffs = worker.converge()

@@ -22,8 +22,8 @@ def wanted(path, content='a\n', state='present', mode='0644', owner=str(UID), gr
     return dict(path=str(path), content=content, state=state, mode=mode, owner=owner, group=group)
 
 
-def converge(*files, check_mode=False):
-    return mod.ConfigFiles([dict(f) for f in files], check_mode=check_mode).converge()
+def converge(*files, check_mode=False, remove_unlisted=()):
+    return mod.ConfigFiles([dict(f) for f in files], check_mode=check_mode, remove_unlisted=remove_unlisted).converge()
 
 
 def mode(path):
@@ -62,6 +62,22 @@ def test_absent_removes_and_a_missing_file_is_no_change(tmp_path):
     assert converge(wanted(path, None, state='absent')) == ([], [])
 
 
+def test_remove_unlisted_removes_only_matching_files_not_listed(tmp_path):
+    for unit in ('a', 'b', 'c'):
+        (tmp_path / ('%s.service.d' % unit)).mkdir()
+        (tmp_path / ('%s.service.d' % unit) / 'mounts.conf').write_text('x\n')
+    (tmp_path / 'c.service.d' / 'other.conf').write_text('keep\n')
+    pattern = str(tmp_path / '*.d' / 'mounts.conf')
+    keep = tmp_path / 'a.service.d' / 'mounts.conf'
+    changed, diffs = converge(wanted(keep, 'x\n'), remove_unlisted=[pattern], check_mode=True)
+    assert changed == [str(tmp_path / 'b.service.d' / 'mounts.conf'), str(tmp_path / 'c.service.d' / 'mounts.conf')]
+    assert (tmp_path / 'b.service.d' / 'mounts.conf').exists()
+    changed, diffs = converge(wanted(keep, 'x\n'), remove_unlisted=[pattern])
+    assert sorted(p.name for p in tmp_path.glob('*.d/*')) == ['mounts.conf', 'other.conf']
+    assert keep.exists() and diffs[0]['after'] == ''
+    assert converge(wanted(keep, 'x\n'), remove_unlisted=[pattern]) == ([], [])
+
+
 def test_check_mode_predicts_and_touches_nothing(tmp_path):
     path, gone = tmp_path / 'f', tmp_path / 'g'
     path.write_text('old\n')
@@ -86,6 +102,12 @@ def test_bad_input_fails_before_any_file_is_written(tmp_path, bad, message):
     with pytest.raises(mod.ConfigError, match=message):
         converge(*files)
     assert not first.exists()
+
+
+def test_a_relative_remove_unlisted_pattern_is_refused(tmp_path):
+    with pytest.raises(mod.ConfigError, match='not an absolute path'):
+        converge(wanted(tmp_path / 'f'), remove_unlisted=['*.conf'])
+    assert not (tmp_path / 'f').exists()
 
 
 def run_module(capsys, args):

@@ -142,6 +142,11 @@ class BlockHost:
         """``(facts, warnings)`` of the readahead_facts module, from this host's one scan."""
         return select_facts(self.inventory(), devices, include_loop=include_loop, include_ram=include_ram)
 
+    def rescan(self):
+        """Forget the memoised scan and blkid probes (a caller that waits for devices to appear)."""
+        self._inventory = None
+        self._probes = {}
+
     # --- sysfs, one device ----------------------------------------------------------------------
     def kname_for(self, majmin):
         link = self.path('/sys/dev/block/%d:%d' % majmin)

@@ -49,7 +49,7 @@ PROFILE_REQUIRED = ('raid_chunk_kb', 'array.read_ahead_kb', 'members.read_ahead_
 
 ARRAY_KEYS = ('name', 'devices', 'chunk_kb', 'mountpoint', 'mount_options', 'label', 'wipe_devices',
               'allow_shared_disk', 'allow_single_device', 'allow_nonempty_mountpoint', 'owner',
-              'group', 'mode', 'services')
+              'group', 'mode', 'services', 'ephemeral')
 ARRAY_REQUIRED = ('name', 'devices', 'mountpoint')
 
 DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
@@ -411,6 +411,10 @@ def _array_problems(index, entry, profile):
         bad('allow_nonempty_mountpoint must be true or false, got %r' % (nonempty,))
     out['allow_nonempty_mountpoint'] = nonempty
     out['allow_single_device'] = single_ok is True
+    ephemeral = entry.get('ephemeral', False)
+    if not isinstance(ephemeral, bool):
+        bad('ephemeral must be true or false, got %r' % (ephemeral,))
+    out['ephemeral'] = ephemeral is True
     try:
         out['services'] = (profile['services'] if entry.get('services') is None
                            else service_units(entry['services'], 'services'))
@@ -672,7 +676,9 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     if problems:
         raise PlanError(problems)
 
-    raid0, xfs, tuning, verify, preflight = [], [], list(extra_tuning or []), [], []
+    raid0, xfs, tuning, verify, preflight, ephemeral = [], [], list(extra_tuning or []), [], [], []
+    # the members as given (selectors before their resolution): an ephemeral array resolves them again at boot
+    given = dict((a.get('name'), a.get('devices')) for a in arrays if isinstance(a, dict))
     for e in entries:
         raid0.append({'name': e['name'], 'devices': e['devices'], 'chunk_kb': e['chunk_kb'],
                       'wipe_devices': e['wipe_devices'], 'allow_shared_disk': e['allow_shared_disk'],
@@ -696,8 +702,16 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
                           'allow_nonempty_mountpoint': e['allow_nonempty_mountpoint'],
                           'allow_single_device': e['allow_single_device'],
                           'chunk_kb': e['chunk_kb'], 'label': e['label']})
+        if e['ephemeral']:
+            # the boot-time program re-creates it from these (roles/ephemeral, module_utils/ephemeral.py)
+            ephemeral.append(dict((key, e[key]) for key in (
+                'name', 'devices', 'chunk_kb', 'allow_single_device', 'label', 'mountpoint', 'mount_options',
+                'owner', 'group', 'mode', 'services')))
+            members = given.get(e['name']) or []
+            if any(cloud.is_selector(m) for m in members):
+                ephemeral[-1]['members'] = [cloud.parse_selector(m) if cloud.is_selector(m) else m for m in members]
     # the kernel role orders its THP unit before the services of every array
     kernel['services'] = sorted(set(unit for fs in xfs for unit in fs['services']))
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
-            'kernel': kernel, 'needs_resolution': has_selectors(entries)}
+            'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral}

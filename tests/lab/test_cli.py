@@ -88,3 +88,20 @@ def test_down_of_a_missing_vm_is_a_no_op(lab_dir):
 def test_list_json_empty(lab_dir, capsys):
     assert cli.main(["list", "--json"]) == 0
     assert capsys.readouterr().out.strip() == "[]"
+
+
+def test_stop_start_options():
+    args = cli.build_parser().parse_args(["stop-start", "vm1", "--blank", "volA", "--blank", "volB"])
+    assert (args.name, args.blank, args.blank_all, args.grace, args.timeout) == ("vm1", ["volA", "volB"], False, 180, 300)
+    assert args.func is cli.cmd_stop_start
+    assert cli.build_parser().parse_args(["stop-start", "vm1", "--blank-all"]).blank_all
+
+
+def test_disks_to_blank():
+    st = {"name": "vm1", "disks": [{"serial": "volA"}, {"serial": "volB"}, {"serial": "volC"}]}
+    assert [x["serial"] for x in cli.disks_to_blank(st, [], True)] == ["volA", "volB", "volC"]
+    assert [x["serial"] for x in cli.disks_to_blank(st, ["volC", "volA"], False)] == ["volC", "volA"]
+    assert cli.disks_to_blank(st, [], False) == []
+    with pytest.raises(common.LabError) as e:
+        cli.disks_to_blank(st, ["volX"], False)
+    assert e.value.code == common.EXIT_USAGE and "no data disk with serial volX" in str(e.value)

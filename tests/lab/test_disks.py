@@ -60,3 +60,11 @@ def test_instance_store_disks_follow_with_a_gcp_local_ssd_identity():
 def test_scsi_disks_get_one_lun_each():
     assert [d["lun"] for d in disks.new_disks(3, "scsi", 1 << 30, instance_store=1)] == [0, 1, 2, 3]
     assert all("lun" not in d for d in disks.new_disks(2, "virtio", 1 << 30))
+
+
+def test_blank_disk_file_reads_as_zeros_with_the_same_size(tmp_path):
+    f = tmp_path / "disk0.raw"
+    f.write_bytes(b"\x00" * 4096 + b"XFSB" + b"\x01" * 4092)
+    disks.blank_disk_file(f, 1 << 20)
+    data = f.read_bytes()
+    assert len(data) == 1 << 20 and data.count(0) == len(data)

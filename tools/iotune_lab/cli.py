@@ -7,7 +7,7 @@ The collection needs a real kernel (md, udev, XFS) and several disks to prove an
 gives that with qemu, a debootstrap-built image and per-VM copy-on-write overlays. No cloud, no
 image registry. See docs/lab.md.
 
-Subcommands: build, podman-image, up, ssh, down, list, detach-disk, console, prune.
+Subcommands: build, podman-image, up, ssh, down, list, detach-disk, stop-start, console, prune.
 Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 VM not found / not running.
 
 Standard library only; every external tool is run with an argv list (never through a shell).
@@ -19,12 +19,13 @@ import json
 import os
 import secrets
 import shutil
+import subprocess
 import sys
 import time
 
 from . import common
 from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
-from .disks import BUSES, fresh_disks, new_disks, parse_size
+from .disks import BUSES, blank_disk_file, fresh_disks, new_disks, parse_size
 from .image import INITRAMFS, RELEASES, ensure_image, host_mirrors, recipe_hash
 from .qmp import QMP
 from .ssh import lab_key, ssh_argv
@@ -279,6 +280,48 @@ def cmd_detach_disk(args):
     return 0
 
 
+def disks_to_blank(st, serials, blank_all):
+    """The state entries of the disks `stop-start` blanks; LabError for an unknown serial."""
+    if blank_all:
+        return list(st["disks"])
+    known = {x["serial"]: x for x in st["disks"]}
+    unknown = [s for s in serials if s not in known]
+    if unknown:
+        raise LabError(f"VM {st['name']} has no data disk with serial {', '.join(unknown)}; disks: "
+                       + ", ".join(known), EXIT_USAGE)
+    return [known[s] for s in serials]
+
+
+def cmd_stop_start(args):
+    """Power the guest off cleanly, optionally blank data disks (instance store), boot it again."""
+    st = require_vm(args.name)
+    blank = disks_to_blank(st, args.blank or [], args.blank_all)
+    d = vm_dir(args.name)
+    t0 = time.monotonic()
+    # a clean poweroff (md stops, filesystems unmount); ssh itself may end with 255 when the guest goes
+    subprocess.run(ssh_argv(st["port"], common.LAB_DIR / "id_ed25519") + ["systemctl", "poweroff", "--no-block"],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    deadline = time.monotonic() + args.grace
+    while qemu_pid(args.name) is not None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    if qemu_pid(args.name) is not None:
+        raise LabError(f"VM {args.name} did not power off within {args.grace} s; it is still running "
+                       f"(`tools/lab console {args.name}`)")
+    stopped = time.monotonic() - t0
+    for disk in blank:
+        blank_disk_file(d / disk["file"], disk["size_bytes"])
+    img, _h, _built = ensure_image()
+    secs = start_and_wait(args.name, d, img, st, st["accel"], args.timeout)
+    st.update(pid=qemu_pid(args.name),
+              started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    save_state(args.name, st)
+    write_inventory(args.name, st)
+    say(f"VM {args.name}: powered off in {stopped:.1f} s; "
+        + (f"blank disks {', '.join(x['serial'] for x in blank)}; " if blank else "")
+        + f"SSH after {secs:.1f} s")
+    return 0
+
+
 def cmd_prune(args):
     """Remove cached images other than the current recipe's and those running VMs still use."""
     keep = set()
@@ -377,6 +420,16 @@ def build_parser():
     dd.add_argument("serial")
     dd.add_argument("--timeout", type=int, default=60)
     dd.set_defaults(func=cmd_detach_disk)
+
+    ss = sub.add_parser("stop-start", help="power a VM off and on again, optionally with blank data disks "
+                                           "(an instance store after a stop/start)")
+    ss.add_argument("name")
+    ss.add_argument("--blank", action="append", metavar="SERIAL",
+                    help="data disk to come back blank (same serial and size); repeat for more")
+    ss.add_argument("--blank-all", action="store_true", help="every data disk comes back blank")
+    ss.add_argument("--grace", type=int, default=180, help="seconds to wait for the poweroff (default 180)")
+    ss.add_argument("--timeout", type=int, default=300, help="seconds to wait for SSH (default 300)")
+    ss.set_defaults(func=cmd_stop_start)
 
     c = sub.add_parser("console", help="print the tail of a VM's serial console log")
     c.add_argument("name")

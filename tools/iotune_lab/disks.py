@@ -84,3 +84,11 @@ def fresh_disks(d, st, img):
         f.unlink(missing_ok=True)
         with open(f, "wb") as fh:
             fh.truncate(disk["size_bytes"])       # sparse: costs no space until written
+
+
+def blank_disk_file(path, size):
+    """Make a data disk file blank, as an instance-store disk comes back after a stop/start: every byte
+    reads as zero (truncated to 0 and back to ``size``: sparse, nothing of the old content is left)."""
+    with open(path, "r+b") as fh:
+        fh.truncate(0)
+        fh.truncate(size)

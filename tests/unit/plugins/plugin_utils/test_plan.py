@@ -151,6 +151,8 @@ def test_custom_profile_names_every_missing_key():
     ({'services': ['cassandra.socket']}, 'is a .socket unit'),
     ({'services': ['-x']}, 'is not a systemd unit name'),
     ({'allow_nonempty_mountpoint': 'yes'}, 'allow_nonempty_mountpoint must be true or false'),
+    ({'ephemeral': 'yes'}, "ephemeral must be true or false, got 'yes'"),
+    ({'ephemeral': 1}, 'ephemeral must be true or false, got 1'),
     ({'readahead_kb': 8}, "unknown key 'readahead_kb'"),
     ({'mountpoint': None}, 'mountpoint is required'),
 ])
@@ -163,6 +165,21 @@ def test_array_refusals(changes, expected):
 def test_single_device_allowed_when_asked():
     plan = build_plan('cassandra', profile_data(), {}, arrays(devices=['/dev/vdb'], allow_single_device=True))
     assert plan['raid0_arrays'][0]['allow_single_device'] is True
+
+
+def test_ephemeral_arrays_are_planned_only_when_asked():
+    assert build_plan('cassandra', profile_data(), {}, arrays())['ephemeral_arrays'] == []
+    assert build_plan('cassandra', profile_data(), {}, arrays(ephemeral=False))['ephemeral_arrays'] == []
+    plan = build_plan('cassandra', profile_data(), {}, arrays(ephemeral=True, chunk_kb=256, owner='cassandra',
+                                                              mode='0750'))
+    assert plan['ephemeral_arrays'] == [{
+        'name': 'data', 'devices': ['/dev/disk/by-id/virtio-a', '/dev/disk/by-id/virtio-b'], 'chunk_kb': 256,
+        'allow_single_device': False, 'label': 'data', 'mountpoint': '/var/lib/cassandra',
+        'mount_options': ['noatime'], 'owner': 'cassandra', 'group': None, 'mode': '0750',
+        'services': ['cassandra.service']}]
+    assert 'members' not in plan['ephemeral_arrays'][0]     # plain paths: nothing to resolve at boot
+    # the other roles see the same array as without ephemeral
+    assert plan['raid0_arrays'] == build_plan('cassandra', profile_data(), {}, arrays(chunk_kb=256))['raid0_arrays']
 
 
 def test_across_arrays():
@@ -208,3 +225,12 @@ def test_filter_raises_ansible_error_and_changes_no_input():
 def test_every_shipped_profile_plans(name):
     plan = build_plan(name, profile_data(name), {}, arrays(), mongodb_version='7.0')
     assert plan['raid0_arrays'][0]['chunk_kb'] == profile_data(name)['raid_chunk_kb']
+
+
+def test_an_ephemeral_array_by_selector_keeps_the_selector_for_the_boot():
+    given = arrays(devices=[{'instance_store': 'all', 'count': 2}], ephemeral=True)
+    resolved = {'data': {'devices': ['/dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1',
+                                     '/dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS2']}}
+    entry = build_plan('cassandra', profile_data(), {}, given, resolved=resolved)['ephemeral_arrays'][0]
+    assert entry['devices'] == resolved['data']['devices']
+    assert entry['members'] == [{'instance_store': 'all', 'count': 2}]

@@ -1,0 +1,135 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The executor of the xfs_filesystem module: a stripe-aligned mkfs.xfs that never overwrites a signature.
+
+It lives in module_utils (pure Python, no Ansible imports) so that the module and the boot-time program
+of ephemeral arrays (module_utils/ephemeral.py) run the same checks.
+"""
+
+from __future__ import annotations
+
+from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import xfs
+from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
+
+__metaclass__ = type
+
+
+class FsError(Exception):
+    def __init__(self, msg, **data):
+        super(FsError, self).__init__(msg)
+        self.data = data
+
+
+class XfsFilesystem:
+    def __init__(self, params, view, run, bins, check_mode=False, warn=None):
+        self.p = params
+        self.view = view
+        self.run = run
+        self.bins = bins
+        self.check_mode = check_mode
+        self.warn = warn or (lambda msg: None)
+
+    def expected(self, dev):
+        p = self.p
+        if p['su_kb'] is not None:
+            if not valid_chunk_kb(p['su_kb']):
+                raise FsError('su_kb %s must be a power of two and at least 4' % p['su_kb'])
+            if p['sw'] < 1:
+                raise FsError('sw %s must be at least 1' % p['sw'])
+            return {'su_kb': p['su_kb'], 'sw': p['sw'], 'source': 'parameters'}
+        if dev is not None and dev.kname.startswith('md'):
+            stripe = xfs.md_stripe(self.view.sys_read(dev.kname, 'md/level'),
+                                   self.view.sys_read(dev.kname, 'md/chunk_size'),
+                                   self.view.sys_read(dev.kname, 'md/raid_disks'))
+            if stripe:
+                return {'su_kb': stripe[0], 'sw': stripe[1], 'source': 'md'}
+        return {'su_kb': None, 'sw': None, 'source': 'none'}
+
+    HINTS = (
+        (ds.WIPE_HINT, 'wipe it yourself if the data is not needed'),
+        (ds.DATA_HINT, 'set allow_data: true to make the filesystem over it anyway (only if its data is not needed)'),
+        (ds.SHARED_HINT, 'set allow_shared_disk: true to use it anyway'),
+    )
+
+    def check_writable(self, dev):
+        """Raise FsError when mkfs must not touch ``dev`` (in use, signature, data, shared disk)."""
+        allowed = set([dev.majmin])
+        refusals, dummy = ds.check_writable(self.view, [dev], set(),
+                                            allowed_data=allowed if self.p.get('allow_data') else set(),
+                                            allowed_shared=allowed if self.p.get('allow_shared_disk') else set())
+        if refusals:
+            texts = []
+            for text in refusals:
+                for generic, ours in self.HINTS:
+                    text = text.replace(generic, ours)
+                texts.append(text)
+            raise FsError('not creating XFS: %s' % ' | '.join(texts))
+
+    def read_geometry(self, path):
+        if not self.bins.get('xfs_info'):
+            return {}
+        rc, out, err = self.run([self.bins['xfs_info'], path])
+        if rc != 0:
+            raise FsError('xfs_info %s failed (rc=%s): %s' % (path, rc, (err or out).strip()))
+        return xfs.geometry(xfs.parse_xfs_info(out))
+
+    def result(self, dev, **kw):
+        res = {'device': self.p['device'], 'resolved': dev.resolved if dev else None, 'uuid': None,
+               'label': self.p['label'], 'created': False, 'expected': None, 'geometry': {}, 'cmd': []}
+        res.update(kw)
+        return res
+
+    def apply(self):
+        p = self.p
+        if p['label'] is not None and len(p['label']) > 12:
+            raise FsError('label %r is longer than 12 characters (XFS limit)' % p['label'])
+        if not self.view.exists(p['device']):
+            if self.check_mode:
+                self.warn('%s does not exist yet; assuming it will be created earlier in the play' % p['device'])
+                exp = self.expected(None)
+                return self.result(None, created=True, expected=exp,
+                                   cmd=xfs.mkfs_argv('mkfs.xfs', p['device'], p['label'], exp['su_kb'], exp['sw']))
+            raise FsError('%s does not exist' % p['device'])
+        dev = ds.resolve(self.view, p['device'])
+        exp = self.expected(dev)
+        probe = self.view.blkid_probe(dev.resolved)
+        if probe.get('TYPE') == 'xfs':
+            if p['label'] is not None and probe.get('LABEL', '') != p['label']:
+                raise FsError('%s already has an XFS filesystem (UUID %s) labelled %r, wanted %r; it is left '
+                              'alone and not relabelled' % (dev.label, probe.get('UUID'), probe.get('LABEL', ''),
+                                                            p['label']))
+            geom = self.read_geometry(dev.resolved)
+            if not geom:
+                self.warn('xfs_info is not installed; the geometry of %s was not checked' % dev.label)
+            problems = xfs.check_alignment(geom, exp['su_kb'], exp['sw']) if geom else []
+            if problems:
+                raise FsError('%s already has an XFS filesystem (UUID %s) that is not aligned to the stripe: %s; '
+                              'it is left alone (re-creating it would destroy its data)'
+                              % (dev.label, probe.get('UUID'), '; '.join(problems)), geometry=geom, expected=exp)
+            return self.result(dev, uuid=probe.get('UUID'), label=probe.get('LABEL'), expected=exp, geometry=geom)
+
+        self.check_writable(dev)
+        argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'])
+        if self.check_mode:
+            if not self.bins.get('mkfs.xfs'):
+                self.warn('mkfs.xfs is not installed yet (package xfsprogs)')
+            return self.result(dev, created=True, expected=exp, cmd=argv)
+        if not self.bins.get('mkfs.xfs'):
+            raise FsError('mkfs.xfs is not installed; install the xfsprogs package first')
+        rc, out, err = self.run(argv)
+        if rc != 0:
+            raise FsError('mkfs.xfs on %s failed (rc=%s): %s' % (dev.label, rc, (err or out).strip()), cmd=argv)
+        if self.bins.get('udevadm'):
+            self.run([self.bins['udevadm'], 'settle'])
+        probe = self.view.blkid_probe(dev.resolved, fresh=True)
+        geom = self.read_geometry(dev.resolved)
+        problems = xfs.check_alignment(geom, exp['su_kb'], exp['sw'])
+        if problems:
+            raise FsError('XFS created on %s but its geometry does not match the stripe: %s'
+                          % (dev.label, '; '.join(problems)), geometry=geom, expected=exp, cmd=argv)
+        return self.result(dev, uuid=probe.get('UUID'), label=probe.get('LABEL'), created=True, expected=exp,
+                           geometry=geom, cmd=argv)

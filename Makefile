@@ -118,7 +118,7 @@ browser: ## install Debian's chromium (headless browser of browser-test) when it
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
 browser-test: setup browser ## the audit's HTML report in headless chromium (screenshot in tests/output/browser/)
-	PYTHONPATH=$(COLL_ROOT) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
+	IOTUNE_REQUIRE_BROWSER=1 PYTHONPATH=$(COLL_ROOT) $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser
 
 lint: setup ## ansible-lint with the production profile
 	$(BIN)/ansible-lint --offline --profile production

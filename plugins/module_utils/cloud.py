@@ -301,13 +301,12 @@ def resolve(host, selector):
             found.append((name, info))
     if not found:
         raise SelectorError('%s matches no disk on this host (%s)' % (what, _seen(inv)))
+    names = ', '.join('/dev/' + n for n, dummy in found)
     if single(selector) and len(found) > 1:
-        raise SelectorError('%s matches %d disks (%s); it must name exactly one'
-                            % (what, len(found), ', '.join('/dev/' + n for n, dummy in found)))
+        raise SelectorError('%s matches %d disks (%s); it must name exactly one' % (what, len(found), names))
     count = selector.get('count')
     if count is not None and len(found) != count:
-        raise SelectorError('%s matches %d disks (%s), not %d' % (what, len(found), ', '.join('/dev/' + n for n, dummy
-                                                                                             in found), count))
+        raise SelectorError('%s matches %d disks (%s), not %d' % (what, len(found), names, count))
     result = []
     for name, info in found:
         path = stable_path(info, selector)

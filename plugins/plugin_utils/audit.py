@@ -164,22 +164,23 @@ def _arrays(plan, facts):
         seen = by_name.get(name, {'name': name, 'kname': None, 'members': []})
         state = array_state(seen)
         md = seen.get('md') or {}
+        # an inactive array shows md/uuid as zeros and md/chunk_size 0 (seen in the lab after a degraded boot)
+        uuid = md.get('uuid') if (md.get('uuid') or '').strip('0:-') else None
         summary.append({'name': name, 'kname': seen.get('kname'), 'state': state,
-                        'read_ahead_kb': seen.get('read_ahead_kb'), 'uuid': md.get('uuid')})
+                        'read_ahead_kb': seen.get('read_ahead_kb'), 'uuid': uuid})
         if state != 'active':
             why = {'missing': 'is not running (no such md device)', 'inactive': 'is inactive (not running)',
                    'broken': 'is broken (a member disappeared while it ran)',
                    'degraded': 'is degraded (%s of %s members)' % (
                        len(seen.get('md_devices') or seen.get('slaves') or []), md.get('raid_disks'))}[state]
             items.append(_item('array', subject, '%s %s' % (subject, why)))
-        if md.get('chunk_kb') is not None and planned.get('chunk_kb') and md['chunk_kb'] != planned['chunk_kb']:
+        if md.get('chunk_kb') and planned.get('chunk_kb') and md['chunk_kb'] != planned['chunk_kb']:
             items.append(_item('array', subject, 'chunk %d KiB, the plan says %d KiB' % (md['chunk_kb'], planned['chunk_kb'])))
         items.extend(_members(planned, seen))
         items.extend(_array_readahead(plan, facts, seen))
         fs = fs_by_device.get(subject)
         if fs:
             items.extend(_mount_and_fstab(fs, seen))
-        uuid = md.get('uuid')
         if not conf.get('present'):
             items.append(_item('mdadm.conf', subject, 'no mdadm.conf (%s)' % conf.get('path')))
         else:

@@ -26,7 +26,7 @@ from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARTIFACTS = os.path.join(HERE, '..', 'output', 'browser')
 CHROMIUM = shutil.which('chromium') or shutil.which('chromium-browser')
-pytestmark = pytest.mark.skipif(CHROMIUM is None and not os.environ.get('IOTUNE_REQUIRE_BROWSER'),
+pytestmark = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("IOTUNE_REQUIRE_BROWSER"),
                                 reason='chromium is not installed (make browser)')
 
 

@@ -65,6 +65,7 @@ PLAYBOOK = """
       ansible.builtin.include_role:
         name: iotune.storage.audit
         tasks_from: report
+      run_once: true
 """
 
 

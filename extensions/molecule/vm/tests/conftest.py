@@ -74,3 +74,42 @@ def busy_disk(host):
     if not host.mount_point(BUSY_MOUNT).exists:
         host.check_output("mount %s-part1 %s", disk["by_id"], BUSY_MOUNT)
     return disk
+
+
+# ---------------------------------------------------------------------------------------------
+# the fleet audit (issue 14): test_zy_audit.py (ok, round trips) and test_zz_degraded_boot.py (drift)
+
+AUDIT_RULES = "/etc/udev/rules.d/66-iotune-storage.rules"
+AUDIT_CONF = "/etc/mdadm/mdadm.conf"
+AUDIT_STALE = "ARRAY /dev/md/data metadata=1.2 UUID=deadbeef:deadbeef:deadbeef:deadbeef name=data"
+# what the audit reads that a careless reader could change (checksums before and after an audit)
+AUDIT_READ_FILES = "/etc/fstab %s %s /etc/sysctl.d/90-iotune-storage.conf /boot/initrd.img-*" % (AUDIT_CONF, AUDIT_RULES)
+AUDIT_CHECKSUMS = "sha256sum %s 2>/dev/null; true" % AUDIT_READ_FILES
+
+
+def run_audit(subrun, report_dir, fail_on_drift=False, verbose=False):
+    """(rc, output, report document, [(task name, this host's result)]) of one ``iotune.storage.audit`` run."""
+    extra = {"iotune_report_dir": str(report_dir), "iotune_audit_fail_on_drift": fail_on_drift}
+    argv = ["ansible-playbook", "iotune.storage.audit", "--limit", subrun.hostname] + subrun.inventory_args
+    argv += ["-e", json.dumps(extra)]
+    env = dict(subrun.env, ANSIBLE_PIPELINING="1")
+    if verbose:
+        argv.append("-vvv")
+    else:
+        env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1200, check=False)
+    out = proc.stdout + proc.stderr
+    with open(os.path.join(str(report_dir), "storage_audit.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    tasks = []
+    if not verbose:
+        run = json.loads(proc.stdout[proc.stdout.find("{"):])
+        tasks = [(t["task"]["name"], t["hosts"][subrun.hostname]) for play in run["plays"] for t in play["tasks"]
+                 if subrun.hostname in t["hosts"]]
+    return proc.returncode, out, doc, tasks
+
+
+def audit_host_changes(tasks):
+    """Tasks that reported a change on the host itself (the reports are written on the controller)."""
+    controller = ("Write the reports", "Create the report directory on the controller")
+    return [name for name, result in tasks if result.get("changed") and not name.endswith(controller)]

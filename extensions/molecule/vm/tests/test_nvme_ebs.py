@@ -8,13 +8,20 @@ The lab gives each data disk its own NVMe controller whose serial looks like an 
 the dash (vol + 17 hex digits). qemu 7.2 cannot set the NVMe model, so the by-id name is
 nvme-QEMU_NVMe_Ctrl_<serial> rather than EC2's nvme-Amazon_Elastic_Block_Store_<serial>; selectors
 that match the serial (ebs_volume_id, serial) take the same udev path as on EC2.
+
+On these runs the converge chooses the members by cloud identity (group_vars/all.yml, docs/cloud.md):
+array `data` from {ebs_volume_id: vol-...} selectors, array `scratch` from {instance_store: all, count: 2}
+on the two disks the lab marks as instance store (SCSI, a GCP local SSD's identity; docs/lab.md).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 
 import pytest
+import yaml
 
 EBS_RULES = '/etc/udev/rules.d/67-iotune-ebs-test.rules'     # written by prepare_boot_probe.yml
 EBS_KB = 72
@@ -34,7 +41,7 @@ def kname(host, path):
 
 def test_by_id_names_are_nvme_namespaces_with_ebs_like_serials(host, lab_disks):
     for disk in lab_disks:
-        if not disk.get('attached', True):
+        if not disk.get('attached', True) or disk['bus'] != 'nvme':
             continue
         assert re.fullmatch(r'vol[0-9a-f]{17}', disk['serial'])
         assert disk['by_id'] == '/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_' + disk['serial']
@@ -65,3 +72,95 @@ def test_ebs_volume_id_selector_applied_at_boot(host, lab_disks):
         if other.get('attached', True):
             value = host.file('/sys/block/%s/queue/read_ahead_kb' % kname(host, other['by_id'])).content_string
             assert value.strip() != str(EBS_KB), other
+
+
+# --- members chosen by cloud identity --------------------------------------------------------------
+
+SCRATCH = '/srv/scratch'
+GROUP_VARS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'inventory', 'group_vars', 'all.yml')
+
+
+@pytest.fixture(scope='module')
+def instance_store(lab_disks):
+    disks = [d for d in lab_disks if d.get('instance_store')]
+    assert len(disks) == 2, 'create.yml gives nvme runs 2 instance-store disks (--instance-store 2)'
+    return disks
+
+
+def slaves(host, array):
+    return sorted(host.check_output('ls /sys/block/%s/slaves', kname(host, '/dev/md/' + array)).split())
+
+
+def test_the_converge_chooses_the_members_by_cloud_identity():
+    # testinfra sees only the lab's inventory, not the scenario's group_vars: read them
+    with open(GROUP_VARS) as f:
+        converge = yaml.safe_load(f)
+    data = converge['vm_array_data']['devices']         # a template: selectors from the serials on nvme runs
+    assert '"ebs_volume_id": "vol-' in data and 'if vm_nvme_run' in data
+    assert converge['vm_array_scratch']['devices'] == [{'instance_store': 'all', 'count': 2}]
+
+
+def test_data_runs_on_the_volumes_its_selectors_name(host, lab_disks):
+    arrays = [{'name': 'data', 'devices': [{'ebs_volume_id': 'vol-' + d['serial'][3:]} for d in lab_disks[0:4]],
+               'mountpoint': '/var/lib/cassandra'}]
+    result = _preflight(host, arrays)
+    assert 'problems' not in result, result.get('msg')
+    assert result['resolved']['data']['devices'] == [d['by_id'] for d in lab_disks[0:4]]
+    # "running": the array runs on exactly the resolved members
+    assert result['arrays'][0]['state'] == 'running'
+    assert slaves(host, 'data') == sorted(kname(host, d['by_id']) for d in lab_disks[0:4])
+
+
+def test_scratch_is_raid0_over_every_instance_store_disk(host, instance_store):
+    # nothing in the converge names these disks but {instance_store: all, count: 2}
+    assert slaves(host, 'scratch') == sorted(kname(host, d['by_id']) for d in instance_store)
+    md = kname(host, '/dev/md/scratch')
+    assert host.file('/sys/block/%s/md/level' % md).content_string.strip() == 'raid0'
+    assert host.file('/sys/block/%s/md/chunk_size' % md).content_string.strip() == str(64 * 1024)
+    mount = host.mount_point(SCRATCH)
+    assert mount.exists and mount.filesystem == 'xfs'
+    assert kname(host, mount.device) == md
+
+
+def test_facts_report_the_instance_store_identity(host, instance_store):
+    facts = host.ansible('iotune.storage.readahead_facts', check=False)['ansible_facts']['iotune_readahead']
+    for disk in instance_store:
+        cloud = facts[kname(host, disk['by_id'])]['cloud']
+        assert cloud == {'provider': 'gcp', 'local_ssd': int(disk['serial'].rsplit('-', 1)[1]),
+                         'instance_store': True, 'interface': 'scsi'}, (disk, cloud)
+    for name, dev in facts.items():
+        if name.startswith('nvme'):
+            assert dev['cloud'] is None or not dev['cloud'].get('instance_store'), (name, dev['cloud'])
+
+
+def _preflight(host, arrays):
+    """The module in check mode; testinfra keeps a failed module's result without its `failed` key, so a
+    refusal is told by `problems` (returned on failure only)."""
+    return host.ansible('iotune.storage.storage_preflight', json.dumps({'arrays': arrays}), check=True)
+
+
+def test_preflight_shows_the_resolution_in_check_mode(host, lab_disks, instance_store):
+    result = _preflight(host, [{'name': 'scratch', 'devices': [{'instance_store': 'all'}],
+                                'mountpoint': SCRATCH}])
+    assert 'problems' not in result, result.get('msg')
+    assert result['resolved']['scratch']['devices'] == [d['by_id'] for d in instance_store]
+    assert result['selections'] == [{'array': 'scratch', 'selector': 'instance_store=all',
+                                     'devices': [{'path': d['by_id'], 'kname': kname(host, d['by_id'])}
+                                                 for d in instance_store]}]
+    assert result['arrays'][0]['state'] == 'running'
+
+
+def test_a_selector_naming_a_member_of_another_array_is_refused_by_name(host, lab_disks):
+    volume = 'vol-' + lab_disks[0]['serial'][3:]
+    result = _preflight(host, [{'name': 'other', 'devices': [{'ebs_volume_id': volume}], 'mountpoint': '/srv/other'}])
+    assert len(result['problems']) == 1
+    assert ("array 'other': ebs_volume_id=%s names %s" % (volume, lab_disks[0]['by_id'])) in result['msg']
+    assert 'which is in use' in result['msg'] and 'held by an active md array' in result['msg']
+    assert not host.file('/dev/md/other').exists
+
+
+def test_an_unknown_volume_is_refused_by_name(host, lab_disks):
+    result = _preflight(host, [{'name': 'other', 'devices': [{'ebs_volume_id': 'vol-0123456789abcdef0'}],
+                                'mountpoint': '/srv/other'}])
+    assert len(result['problems']) == 1
+    assert "ebs_volume_id=vol-0123456789abcdef0 matches no disk on this host" in result['msg']

@@ -6,6 +6,12 @@ hot-unplugs one member through the lab's QMP socket, reboots the guest and check
 not stop in emergency mode waiting for /var/lib/cassandra (fstab carries nofail and a device
 timeout). Reboot and checks go through `tools/lab ssh` rather than the Ansible connection so that
 no stale SSH control socket survives the reboot.
+
+Before the reboot it also checks the fleet audit (issue 14) on the degraded host: with ``blockdev --setra
+4096`` on the array, the udev rules file removed and a stale ARRAY line in mdadm.conf added before the
+unplug, one ``iotune.storage.audit`` run names all four deviations, exits non-zero with
+``iotune_audit_fail_on_drift`` and changes nothing (checksums, no changed host task). The rules file and
+mdadm.conf are put back before the reboot, so the boot checks below see the converged configuration.
 """
 import os
 import subprocess
@@ -13,6 +19,8 @@ import time
 
 import pytest
 import yaml
+
+from conftest import AUDIT_CHECKSUMS, AUDIT_CONF, AUDIT_RULES, AUDIT_STALE, audit_host_changes, run_audit
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 LAB = os.path.join(REPO, "tools", "lab")
@@ -48,11 +56,39 @@ def wait_for_ssh(deadline_s=900):
     raise AssertionError("VM did not answer SSH after reboot; console tail:\n" + console[-3000:])
 
 
-def test_boot_with_a_missing_member(lab_disks):
+def audit_names_the_drift(subrun, tmp_path, member):
+    """The audit of the degraded host names the four deviations, fails, and changes nothing (issue 14)."""
+    before = lab_ssh(AUDIT_CHECKSUMS).stdout
+    assert "/etc/fstab" in before and AUDIT_CONF in before, before
+    rc, out, doc, tasks = run_audit(subrun, tmp_path / "audit", fail_on_drift=True)
+    assert rc != 0 and "storage drift" in out, out[-3000:]
+    entry = doc["hosts"][0]
+    assert entry["verdict"] == "drift" and doc["counts"]["drift"] == 1, entry
+    found = [(item["area"], item["message"]) for item in entry["items"]]
+    print("audit items:\n" + "\n".join("%s: %s" % f for f in found))
+    # blockdev counts 512-byte sectors: 4096 sectors are 2048 KiB
+    assert ("readahead", "read_ahead_kb live 2048, profile 8") in found, found
+    assert any(area == "rules" and AUDIT_RULES in msg and "is missing" in msg for area, msg in found), found
+    assert any(area == "mdadm.conf" and msg.startswith("stale ARRAY line in mdadm.conf: " + AUDIT_STALE)
+               for area, msg in found), found
+    assert ("member", "member %s is missing (the path does not exist: detached or renamed)" % member["by_id"]) in found
+    assert entry["arrays"][0]["state"] in ("broken", "inactive"), entry["arrays"]
+    assert audit_host_changes(tasks) == []
+    assert lab_ssh(AUDIT_CHECKSUMS).stdout == before
+
+
+def test_boot_with_a_missing_member(lab_disks, subrun, tmp_path):
     member = lab_disks[3]
     # The array is healthy and mounted before.
     assert lab_ssh("findmnt", "-n", MOUNTPOINT).stdout.strip()
     assert lab_ssh("test", "-e", member["by_id"], check=False).returncode == 0
+    # Three more deviations for the audit below (put back before the reboot).
+    lab_ssh("cp", "-p", AUDIT_RULES, "/root/audit-rules.bak")
+    lab_ssh("cp", "-p", AUDIT_CONF, "/root/audit-mdadm.conf.bak")
+    lab_ssh("blockdev", "--setra", "4096", "/dev/md/data")
+    lab_ssh("rm", AUDIT_RULES)
+    # one string: ssh hands the remote shell its arguments joined by spaces
+    lab_ssh("echo '%s' >> %s" % (AUDIT_STALE, AUDIT_CONF))
 
     subprocess.run([LAB, "detach-disk", VM, member["serial"]], check=True, timeout=120)
     # The guest saw the disk go away.
@@ -60,6 +96,12 @@ def test_boot_with_a_missing_member(lab_disks):
     while lab_ssh("test", "-e", member["by_id"], check=False).returncode == 0:
         assert time.monotonic() < deadline, "%s still present after detach" % member["by_id"]
         time.sleep(2)
+
+    try:
+        audit_names_the_drift(subrun, tmp_path, member)
+    finally:
+        lab_ssh("cp", "-p", "/root/audit-rules.bak", AUDIT_RULES)
+        lab_ssh("cp", "-p", "/root/audit-mdadm.conf.bak", AUDIT_CONF)
 
     boot_id_before = lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip()
     lab_ssh("systemctl", "reboot", check=False, timeout=30)

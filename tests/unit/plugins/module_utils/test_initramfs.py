@@ -19,7 +19,8 @@ from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import 
 EL9_KERNEL = '5.14.0-427.13.1.el9_4.x86_64'
 BW_KERNEL = '6.1.0-56-amd64'
 BW_UUID = 'bae2f56e:d4cbf959:6a4d256b:c56a1952'
-TX_KERNEL = '6.12.57+deb13-amd64'
+TX_KERNEL = '6.12.117+deb13-amd64'
+TX_UUID = '014aab66:74b090fe:3795b91e:e005ca33'
 DATA_UUID = '223bf324:4839b32a:611abc08:26fcd6e8'
 
 
@@ -131,7 +132,7 @@ def test_next_kernel_is_the_newest_by_version_order(tmp_path):
     # EL: a later update has the larger release number, not the larger text
     el = ['5.14.0-70.13.1.el9_0.x86_64', EL9_KERNEL, '5.14.0-362.8.1.el9_3.x86_64']
     assert sorted(el, key=initramfs.version_key)[-1] == EL9_KERNEL
-    assert sorted(['6.12.57+deb13-amd64', '6.1.0-41-amd64'], key=initramfs.version_key)[-1] == TX_KERNEL
+    assert sorted([TX_KERNEL, '6.12.57+deb13-amd64', '6.1.0-41-amd64'], key=initramfs.version_key)[-1] == TX_KERNEL
     assert initramfs.next_kernel(str(tmp_path / 'nowhere')) is None
 
 
@@ -297,3 +298,61 @@ def test_bookworm_initramfs_without_mdadm_conf(bookworm):
     result = initramfs.array_lines_in_next_initramfs(failing, **bookworm)
     assert 'cpio failed' in result['error'] and result['array_lines'] == []
     assert not os.path.exists(failing.calls[0][2])
+
+
+# --- Debian 13, dracut (captured) --------------------------------------------------------------------
+
+def test_lsinitrd_listing_trixie():
+    listing = initramfs.parse_lsinitrd(fixture('trixie-lsinitrd.txt'))
+    assert listing['image'] == '/boot/initrd.img-' + TX_KERNEL
+    assert listing['version'] == 'dracut-106-6' and listing['arguments'] == '-q --force'
+    assert 'mdraid' in listing['modules'] and 'rootfs-block' in listing['modules']
+    # no microcode in the lab image: no early CPIO
+    assert listing['early_files'] == []
+    # dracut installs Debian's /etc/mdadm/mdadm.conf as etc/mdadm.conf
+    assert 'etc/mdadm.conf' in listing['files'] and 'etc/mdadm/mdadm.conf' not in listing['files']
+    assert 'usr/sbin/mdadm' in listing['files']
+    assert 'mdraid' not in listing['files'] and not [f for f in listing['files'] if ' ' in f or f.startswith('=')]
+    # every line after the modules is one file (the listing has no other line kinds)
+    text = fixture('trixie-lsinitrd.txt')
+    listed = text.split('=' * 72 + '\n')[-2]
+    assert len(listing['files']) == len(listed.splitlines()) - 1      # minus "."
+
+
+def test_print_cmdline_trixie_has_no_md():
+    parsed = initramfs.parse_print_cmdline(fixture('trixie-print-cmdline.txt'))
+    assert parsed['md_uuids'] == [] and parsed['md_auto'] is False
+    assert parsed['args'][0] == 'root=UUID=8c17d55d-1cb4-43fa-bfcc-43ecf1175da4'
+
+
+@pytest.fixture
+def trixie(tmp_path):
+    boot, sbin, bin_ = tmp_path / 'boot', tmp_path / 'usr' / 'sbin', tmp_path / 'usr' / 'bin'
+    touch(str(boot / ('vmlinuz-' + TX_KERNEL)))
+    touch(str(boot / ('initrd.img-' + TX_KERNEL)))
+    executable(str(bin_ / 'dracut'))
+    executable(str(bin_ / 'lsinitrd'))
+    os.makedirs(str(sbin))
+    return dict(boot_dir=str(boot), bin_dirs=(str(sbin), str(bin_)))
+
+
+def test_trixie_next_initramfs(trixie):
+    run = FakeRun({'lsinitrd': lambda argv: (0, fixture('trixie-lsinitrd-mdadm.conf') if '-f' in argv
+                                             else fixture('trixie-lsinitrd.txt'), '')})
+    result = initramfs.array_lines_in_next_initramfs(run, **trixie)
+    image = os.path.join(trixie['boot_dir'], 'initrd.img-' + TX_KERNEL)
+    assert result == dict(image=image, generator='dracut', kernel=TX_KERNEL, conf_path='etc/mdadm.conf',
+                          array_lines=['ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % TX_UUID],
+                          error=None)
+    lsinitrd = os.path.join(trixie['bin_dirs'][1], 'lsinitrd')
+    assert run.calls == [[lsinitrd, image], [lsinitrd, '-f', 'etc/mdadm.conf', image]]
+
+
+def test_trixie_image_with_only_the_debian_path(trixie):
+    # a dracut image that carries etc/mdadm/mdadm.conf instead (not seen in the lab) is read there
+    listing = fixture('trixie-lsinitrd.txt').replace(' etc/mdadm.conf\n', ' etc/mdadm/mdadm.conf\n')
+    run = FakeRun({'lsinitrd': lambda argv: (0, fixture('trixie-lsinitrd-mdadm.conf') if '-f' in argv
+                                             else listing, '')})
+    result = initramfs.array_lines_in_next_initramfs(run, **trixie)
+    assert result['conf_path'] == 'etc/mdadm/mdadm.conf' and len(result['array_lines']) == 1
+    assert run.calls[-1][2] == 'etc/mdadm/mdadm.conf'

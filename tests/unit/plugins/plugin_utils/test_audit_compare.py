@@ -204,3 +204,16 @@ def test_raid0_that_lost_a_member(fake_host):
     assert ('mount', 'nothing is mounted at /var/lib/cassandra') in found
     assert not any('another md array' in m for a, m in found), found
     assert ('tuning', 'the plan tunes md_name=data, which matches no block device') in found
+
+
+def test_inactive_array_after_a_degraded_boot(fake_host):
+    """After a boot without a member the array is inactive with md/uuid zeros and chunk_size 0 (lab): it is
+    named inactive, and neither its chunk nor the ARRAY lines are compared against those zeros."""
+    h = tuned_host(fake_host)
+    h.write('sys/block/md127/md/array_state', 'inactive\n')
+    h.write('sys/block/md127/md/uuid', '00000000-0000-0000-0000-000000000000\n')
+    h.write('sys/block/md127/md/chunk_size', '0\n')
+    h.udev_db('9:127', {'MD_DEVNAME': 'data', 'DEVTYPE': 'disk'})
+    found = messages(audit.compare(facts_of(h), PLAN))
+    assert ('array', '/dev/md/data is inactive (not running)') in found
+    assert not [m for a, m in found if a in ('mdadm.conf', 'initramfs') or 'chunk' in m], found

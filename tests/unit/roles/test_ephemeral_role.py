@@ -80,7 +80,7 @@ def render_entry_script():
                              trim_blocks=True, keep_trailing_newline=True)
     env.filters['b64encode'] = lambda text: base64.b64encode(text.encode('utf-8')).decode('ascii')
     return env.get_template('iotune-ephemeral.j2').render(
-        lookup=lookup, ansible_managed='Ansible managed', ephemeral_module_utils=role_list(),
+        lookup=lookup, ansible_managed='Ansible managed', ephemeral_module_utils=role_list(), ephemeral_python=sys.executable,
         ephemeral_module_utils_dir=MODULE_UTILS)
 
 
@@ -94,6 +94,7 @@ def test_the_entry_script_carries_the_module_utils_byte_for_byte(tmp_path):
     no collection on sys.path, and the module code it runs is the collection's."""
     script = tmp_path / 'iotune-ephemeral'
     script.write_text(render_entry_script())
+    assert script.read_text().startswith('#!%s\n' % sys.executable)
     proc = run_script(script)
     assert proc.returncode == 2, proc.stderr
     assert 'usage: iotune-ephemeral [--check] SPEC.json|NAME' in proc.stderr

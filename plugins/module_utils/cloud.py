@@ -249,20 +249,30 @@ def matches(selector, info):
     return False
 
 
-def _link_rank(link, info, selector):
-    """Sort key of a disk's links: the cloud's own name first, then the link carrying the serial."""
+def _link_rank(link, info, selector, shared_nsid=None):
+    """Sort key of a disk's links: the cloud's own name first, then the link carrying the serial.
+
+    ``shared_nsid``: the namespace id of an NVMe namespace whose controller has other namespaces. They
+    share the controller's model and serial, and udev gives the bare ``nvme-<model>_<serial>`` link to
+    whichever of them had the last event (Azure's remote disks, GCP's local SSDs): there only the
+    namespace link ``..._<nsid>`` (systemd 254 and later) names this disk, and the bare link is never used.
+    """
     base = os.path.basename(link)
     serial = (info.get('serial') or '').strip()
+    by_id_model_link = link.startswith('/dev/disk/by-id/') and re.match(r'^(nvme|scsi|virtio|ata)-', base) \
+        and not base.startswith(('nvme-eui.', 'nvme-nvme.'))
     if 'ebs_volume_id' in selector and base == ebs.by_id_link(selector['ebs_volume_id']):
         rank = 0
     elif 'azure_lun' in selector and _AZURE_LUN_LINK.match(link):
         rank = 0 if '/data/by-lun/' in link else 1
     elif _GCP_LOCAL_LINK.match(link):
         rank = 1
+    elif shared_nsid is not None:
+        rank = 2 if by_id_model_link and base.endswith('_%d' % shared_nsid) else (4 if link.startswith(
+            '/dev/disk/by-id/nvme-eui.') or link.startswith('/dev/disk/by-id/nvme-nvme.') else 7)
     elif link.startswith('/dev/disk/by-id/') and serial and base.endswith('_' + serial):
         rank = 2
-    elif link.startswith('/dev/disk/by-id/') and re.match(r'^(nvme|scsi|virtio|ata)-', base) \
-            and not base.startswith(('nvme-eui.', 'nvme-nvme.')) and not re.search(r'_[0-9]+$', base):
+    elif by_id_model_link and not re.search(r'_[0-9]+$', base):
         rank = 3
     elif link.startswith('/dev/disk/by-id/wwn-') or link.startswith('/dev/disk/by-id/'):
         rank = 4
@@ -271,14 +281,14 @@ def _link_rank(link, info, selector):
     return (rank, len(link), link)
 
 
-def stable_path(info, selector):
+def stable_path(info, selector, shared_nsid=None):
     """The one stable /dev/disk path of a matched disk (see _link_rank); None when udev made none."""
     links = [link for link in (info.get('by_id') or []) + ['/dev/disk/azure/' + a for a in
                                                            (info.get('cloud') or {}).get('azure_links') or []]
              if not re.search(r'-part[0-9]+$', link)]
     if not links:
         return None
-    return sorted(links, key=lambda link: _link_rank(link, info, selector))[0]
+    return sorted(links, key=lambda link: _link_rank(link, info, selector, shared_nsid))[0]
 
 
 def resolve(host, selector):
@@ -309,12 +319,21 @@ def resolve(host, selector):
         raise SelectorError('%s matches %d disks (%s), not %d' % (what, len(found), names, count))
     result = []
     for name, info in found:
-        path = stable_path(info, selector)
+        path = stable_path(info, selector, _shared_nsid(inv, name, info))
         if path is None:
             raise SelectorError('%s matches /dev/%s, which has no /dev/disk/by-id link (udev has not named it)'
                                 % (what, name))
         result.append((name, path))
     return result
+
+
+def _shared_nsid(inv, name, info):
+    """The namespace id of NVMe namespace ``name`` when its controller has other namespaces, else None."""
+    m = re.match(r'^(nvme[0-9]+)n[0-9]+$', name)
+    if not m:
+        return None
+    siblings = [n for n in inv.order if re.match(r'^%sn[0-9]+$' % m.group(1), n)]
+    return nsid_of(name, info.get('nsid')) if len(siblings) > 1 else None
 
 
 def _seen(inv):

@@ -24,7 +24,7 @@ xfs_format.XfsFilesystem, device_safety):
 
 No Ansible import: the role copies this file and the module_utils it imports (host, sysfs_block, ebs,
 md_identity, validation, device_safety, files, mdadm, md_array, xfs, xfs_format) below
-/usr/local/lib/iotune-storage/ with the ansible_collections/iotune/storage/plugins/module_utils layout.
+/usr/local/lib/iotune-storage/ as one entry script that carries these module_utils files byte for byte.
 """
 
 from __future__ import annotations
@@ -172,16 +172,23 @@ class EphemeralArray:
         if self.bins.get('udevadm'):
             self.run([self.bins['udevadm'], 'settle', '--timeout=%d' % self.spec['settle_timeout']])
         deadline = self.clock() + self.spec['device_wait']
+        slept = False
         while True:
             problem = None
             try:
                 devices = self.selected_devices()
                 missing = [d for d in devices if not self.view.exists(d)]
             except cloud.SelectorError as e:
-                problem, missing = str(e), None
-            if (not missing and not problem) or self.clock() >= deadline:
+                problem, missing, devices = str(e), None, []
+            # NVMe namespaces appear one by one: a selection short of the array's size is not ready yet either
+            ready = not missing and not problem and len(devices) == len(self.spec['devices'])
+            if ready or self.clock() >= deadline:
                 break
             self.sleep(1)
+            slept = True
+        if slept and self.bins.get('udevadm'):
+            # the last member's link exists before udev's own RUN (mdadm --incremental) for it has run
+            self.run([self.bins['udevadm'], 'settle', '--timeout=%d' % self.spec['settle_timeout']])
         if problem:
             raise Refused('%s (waited %ss). Nothing was written' % (problem, self.spec['device_wait']))
         if missing:

@@ -46,6 +46,8 @@ def write_text(path, text, replace=replace_keeping_owner, mode=0o644, prefix='.i
     try:
         with os.fdopen(fd, 'w') as f:
             f.write(text)
+            f.flush()
+            os.fsync(f.fileno())     # on disk before the rename: never an empty fstab after a crash
         os.chmod(tmp, mode)
         replace(tmp, path)
     finally:
@@ -53,3 +55,18 @@ def write_text(path, text, replace=replace_keeping_owner, mode=0o644, prefix='.i
             os.unlink(tmp)
     if created:
         os.chmod(path, mode)
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory):
+    """Make the rename durable (best effort: some filesystems refuse fsync on a directory)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -91,7 +91,10 @@ options:
     type: bool
     default: true
 notes:
-  - One module call per host; the role runs no other task on the host.
+  - One module call per host. The P(iotune.storage.audit#role) role runs no other task on the host, except one
+    read-only C(storage_preflight) call that resolves member selectors by cloud identity when the arrays use them.
+  - With O(initramfs=true) on an initramfs-tools host the image is unpacked into a temporary directory below
+    the system's temporary directory, which is removed before the module returns.
 seealso:
   - module: iotune.storage.udev_block_tuning
   - module: iotune.storage.kernel_settings

@@ -284,6 +284,30 @@ def test_azure_lun_nvme(fake_host):
     assert [k for k, dummy in resolved(fake_host, {'instance_store': 'all'})] == ['nvme1n1', 'nvme2n1']
 
 
+def test_nvme_namespace_link_wins_over_the_bare_link_another_namespace_may_hold(fake_host):
+    """udev gives the bare nvme-<model>_<serial> link of a multi-namespace controller to the namespace with
+    the last event: here namespace 3 holds it too, and only the _3 link names namespace 3 alone."""
+    model = 'MSFT NVMe Accelerator v1.0'
+    nvme(fake_host, 'nvme0n1', '259:0', 'nvme0', model, 'SN-remote', nsid=1, by_id=())
+    nvme(fake_host, 'nvme0n3', '259:2', 'nvme0', model, 'SN-remote', nsid=3,
+         by_id=('nvme-MSFT_NVMe_Accelerator_v1.0_SN-remote', 'nvme-MSFT_NVMe_Accelerator_v1.0_SN-remote_3'))
+    assert resolved(fake_host, {'azure_lun': 1}) == [('nvme0n3', '/dev/disk/by-id/nvme-MSFT_NVMe_Accelerator_v1.0_SN-remote_3')]
+
+
+def test_a_single_namespace_controller_keeps_its_bare_link(fake_host):
+    """EBS volumes and instance stores are one namespace per controller: the bare link is theirs alone."""
+    nvme(fake_host, 'nvme1n1', '259:1', 'nvme1', 'Amazon EC2 NVMe Instance Storage', 'AWS1A',
+         by_id=('nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1A', 'nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1A_1'))
+    assert resolved(fake_host, {'instance_store': 'all'}) == [
+        ('nvme1n1', '/dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1A')]
+
+
+def test_gcp_local_ssd_namespace_1_without_google_rules_gets_its_namespace_link(fake_host):
+    nvme(fake_host, 'nvme1n1', '259:1', 'nvme1', 'nvme_card', '', nsid=1, by_id=('nvme-nvme_card', 'nvme-nvme_card_1'))
+    nvme(fake_host, 'nvme1n2', '259:2', 'nvme1', 'nvme_card', '', nsid=2, by_id=('nvme-nvme_card_2',))
+    assert resolved(fake_host, {'gcp_local_ssd': 0}) == [('nvme1n1', '/dev/disk/by-id/nvme-nvme_card_1')]
+
+
 def test_gcp_local_ssd(fake_host):
     gcp(fake_host)
     assert resolved(fake_host, {'gcp_local_ssd': 0}) == [('nvme1n1', '/dev/disk/by-id/google-local-nvme-ssd-0')]

@@ -350,6 +350,8 @@ def test_a_selection_of_another_size_is_refused(fake_host, tmp_path):
     rc, out = bring_back(host, spec(host, devices=OLD_STORE + ['/dev/x'], members=[{'instance_store': 'all', 'count': None}]))
     assert rc == 1 and writes(host) == []
     assert 'now resolve to 2 disks' in out and 'the array has 3' in out
+    # NVMe namespaces appear one by one: a short selection is waited for (then udev settled again) first
+    assert len(host.ran(['/bin/udevadm', 'settle'])) == 2
 
 
 def test_a_selector_that_matches_nothing_is_refused_after_the_wait(fake_host, tmp_path):

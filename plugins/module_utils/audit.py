@@ -20,7 +20,7 @@ import fnmatch
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, initramfs, kernel_settings, tuned
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, files, initramfs, kernel_settings, tuned
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
     SysfsBlockError,
@@ -30,16 +30,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
 )
 
 SCHEMA_VERSION = 1
-MDADM_CONF_PATHS = ('/etc/mdadm/mdadm.conf', '/etc/mdadm.conf')
+MDADM_CONF_PATHS = initramfs.HOST_CONF        # Debian's path first, then EL's: one home in initramfs.py
 RULE_TOKEN = re.compile(r'([A-Z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|:=|=)\s*"([^"]*)"')
-
-
-def _read_raw(path):
-    try:
-        with open(path, 'r') as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,7 +77,7 @@ def mdadm_conf(host, path=None):
     """{'path', 'present', 'lines'}: the first of the distribution paths that exists (or ``path``)."""
     candidates = [path] if path else list(MDADM_CONF_PATHS)
     for candidate in candidates:
-        text = _read_raw(host.path(candidate))
+        text = files.read_text(host.path(candidate))
         if text is not None:
             return {'path': candidate, 'present': True, 'lines': parse_array_lines(text)}
     return {'path': candidates[0], 'present': False, 'lines': []}
@@ -260,7 +252,7 @@ def tuning_facts(host, entries, rules_file, page_kb=4, loadable=()):
     """Per device: live, profile (the plan's values) and rules (what the file on disk sets); the rules file."""
     result = {'devices': {}, 'unmatched': [], 'errors': [], 'warnings': [],
               'rules': {'path': rules_file, 'present': False, 'matches': False}}
-    existing = _read_raw(host.path(rules_file))
+    existing = files.read_text(host.path(rules_file))
     result['rules']['present'] = existing is not None
     devices = block_tuning.collect_devices(host)
     try:
@@ -313,7 +305,7 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     the initramfs that boots next, or None (then that check is reported as not made).
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
-    fstab_text = _read_raw(host.path(fstab))
+    fstab_text = files.read_text(host.path(fstab))
     fstab_lines = parse_fstab(fstab_text)
     facts['fstab'] = {'path': fstab, 'present': fstab_text is not None}
     try:

@@ -21,6 +21,15 @@ import os
 import tempfile
 
 
+def read_text(path):
+    """The text of ``path``, or None when it cannot be read (missing, a directory, no permission)."""
+    try:
+        with open(path, 'r') as f:
+            return f.read()
+    except (IOError, OSError):
+        return None
+
+
 def replace_keeping_owner(src, dest):
     """Rename ``src`` over ``dest``; an existing ``dest`` keeps its mode and owner."""
     try:

@@ -307,14 +307,6 @@ def argument_spec():
     )
 
 
-def _read_file(path):
-    try:
-        with open(path, 'r') as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
-
-
 class Failure(Exception):
     """A refusal or failure; ``data`` (copied when raised) goes into the module result."""
 
@@ -356,7 +348,7 @@ def tuned_state(module, expected):
         info['active'] = os.path.exists('/run/tuned/tuned.pid')
     if not info['active']:
         return info, []
-    profile = (_read_file(os.path.join(TUNED_ETC, 'active_profile')) or '').strip()
+    profile = (files.read_text(os.path.join(TUNED_ETC, 'active_profile')) or '').strip()
     info['profile'] = profile or None
     if not profile:
         return info, []
@@ -537,7 +529,7 @@ class UdevTuning(object):
     def run(self):
         p = self.p
         self.check_container()
-        existing = _read_file(self.path)
+        existing = files.read_text(self.path)
         if p['state'] == 'absent' and not p['validate_only']:
             self.remove(existing)
         pl = self.make_plan()

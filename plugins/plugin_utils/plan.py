@@ -289,6 +289,23 @@ def validate_profile(name, data, overrides):
 # Arrays
 
 
+def _members(key, items, bad):
+    """The members of list ``key`` (devices, wipe_devices, allow_shared_disk): /dev paths as given, member
+    selectors normalised (module_utils/cloud.py); ``bad(message)`` is told about each item that is neither."""
+    out = []
+    for item in items:
+        if cloud.is_selector(item):
+            try:
+                out.append(cloud.parse_selector(item))
+            except cloud.SelectorError as e:
+                bad('%s: %s' % (key, e))
+        elif isinstance(item, str):
+            out.append(item)
+        else:
+            bad('%s: %r is neither a /dev path nor a member selector such as {ebs_volume_id: vol-0123...}' % (key, item))
+    return out
+
+
 def _array_problems(index, entry, profile):
     """(normalised entry, problems) for one iotune_arrays entry."""
     problems = []
@@ -313,22 +330,11 @@ def _array_problems(index, entry, profile):
     if not name_ok:
         bad('name %r must be 1-32 letters, digits, _ . - (and not . or ..)' % (name,))
 
-    devices = []
     raw_devices = entry['devices']
     if not isinstance(raw_devices, (list, tuple)):
         bad('devices must be a list of strings (/dev paths) or member selectors, got %r' % (raw_devices,))
         raw_devices = []
-    for item in raw_devices:
-        if cloud.is_selector(item):
-            try:
-                devices.append(cloud.parse_selector(item))
-            except cloud.SelectorError as e:
-                bad('devices: %s' % e)
-        elif isinstance(item, str):
-            devices.append(item)
-        else:
-            bad('devices: %r is neither a /dev path nor a member selector such as {ebs_volume_id: vol-0123...}'
-                % (item,))
+    devices = _members('devices', raw_devices, bad)
     paths = [d for d in devices if isinstance(d, str)]
     not_dev = [d for d in paths if not d.startswith('/dev/') or '\n' in d]
     if not_dev:
@@ -345,21 +351,11 @@ def _array_problems(index, entry, profile):
     out['devices'] = devices
 
     for key in ('wipe_devices', 'allow_shared_disk'):
-        values = []
         raw = entry.get(key) or []
         if not isinstance(raw, (list, tuple)):
             bad('%s must be a list, got %r' % (key, raw))
             raw = []
-        for item in raw:
-            if cloud.is_selector(item):
-                try:
-                    values.append(cloud.parse_selector(item))
-                except cloud.SelectorError as e:
-                    bad('%s: %s' % (key, e))
-            elif isinstance(item, str):
-                values.append(item)
-            else:
-                bad('%s: %r is neither a /dev path nor a member selector' % (key, item))
+        values = _members(key, raw, bad)
         stray = [member_text(v) for v in values if member_text(v) not in shown]
         if stray:
             bad('%s not in devices: %s (name each one exactly as in devices)' % (key, ', '.join(stray)))

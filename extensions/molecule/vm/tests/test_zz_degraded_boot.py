@@ -72,7 +72,9 @@ def audit_names_the_drift(subrun, tmp_path, member):
     assert any(area == "mdadm.conf" and msg.startswith("stale ARRAY line in mdadm.conf: " + AUDIT_STALE)
                for area, msg in found), found
     assert ("member", "member %s is missing (the path does not exist: detached or renamed)" % member["by_id"]) in found
-    assert entry["arrays"][0]["state"] in ("broken", "inactive"), entry["arrays"]
+    # md marks a RAID0 "broken" only once I/O meets the missing member: seconds after the unplug the state
+    # can still read "active" (seen in CI on 2026-11-24), so the missing member above is what names it
+    assert entry["arrays"][0]["state"] in ("active", "broken", "inactive"), entry["arrays"]
     assert audit_host_changes(tasks) == []
     assert lab_ssh(AUDIT_CHECKSUMS).stdout == before
 

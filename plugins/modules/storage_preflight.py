@@ -91,6 +91,17 @@ options:
         the other checks. The profile role uses it when C(profile_preflight) is off.
     type: bool
     default: false
+  unresolved:
+    description:
+      - What to do with a member selector that cannot be resolved (matches no disk, more than one, or a disk
+        in use) when O(resolve_only=true).
+      - V(fail) refuses, naming the selector.
+      - V(report) leaves that selector out of RV(resolved) and names it in RV(unresolved); the fleet audit
+        uses it to report a detached cloud disk as drift.
+      - Without O(resolve_only), every problem refuses.
+    type: str
+    choices: [fail, report]
+    default: fail
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists; reads sysfs, C(/proc/self/mountinfo),
     C(/proc/swaps) and the fstab file; writes nothing.
@@ -157,6 +168,14 @@ selections:
     - array: data
       selector: instance_store=all
       devices: [{path: /dev/disk/by-id/nvme-Amazon_EC2_NVMe_Instance_Storage_AWS1, kname: nvme1n1}]
+unresolved:
+  description: With O(unresolved=report), each selector that could not be resolved, as C(array) and C(problem).
+  returned: success
+  type: list
+  elements: dict
+  sample:
+    - array: data
+      problem: 'ebs_volume_id=vol-0123456789abcdef0 matches no disk on this host (cloud disks seen: ...)'
 problems:
   description: Every problem found (the module fails when there is one).
   returned: failure
@@ -210,15 +229,20 @@ class Preflight:
         self.problems = []
         self.resolved = {}
         self.selections = []
+        self.unresolved = []
+
+    def selector_problem(self, array, problem):
+        self.unresolved.append({'array': array['name'], 'problem': problem})
+        self.problems.append("array '%s': %s" % (array['name'], problem))
 
     # --- member selectors ---------------------------------------------------------------------------
     def selected(self, array, selector):
         """Stable paths of the disks ``selector`` names for ``array``; problems name the selector."""
-        where = "array '%s': %s" % (array['name'], cloud.describe(selector))
+        what = cloud.describe(selector)
         try:
             found = cloud.resolve(self.view, selector)
         except cloud.SelectorError as e:
-            self.problems.append("array '%s': %s" % (array['name'], e))
+            self.selector_problem(array, str(e))
             return []
         own = self.md_device(array['name'])
         paths = []
@@ -226,15 +250,15 @@ class Preflight:
             try:
                 dev = ds.resolve(self.view, path)
             except ds.DeviceError as e:
-                self.problems.append('%s: %s' % (where, e))
+                self.selector_problem(array, '%s: %s' % (what, e))
                 continue
             reasons = ds.usage(self.view, dev)
             if own is not None and self.view.holders(dev.kname) == [own.kname]:
                 # a member of this very array (a re-run): the array checks below judge it
                 reasons = [r for r in reasons if not r.startswith('held by')]
             if reasons:
-                self.problems.append('%s names %s, which is in use (%s); a disk in use is never made a member'
-                                     % (where, dev.label, '; '.join(reasons)))
+                self.selector_problem(array, '%s names %s, which is in use (%s); a disk in use is never made a member'
+                                      % (what, dev.label, '; '.join(reasons)))
                 continue
             paths.append((path, kname))
         self.selections.append({'array': array['name'], 'selector': cloud.describe(selector),
@@ -253,7 +277,7 @@ class Preflight:
                 try:
                     selector = cloud.parse_selector(item)
                 except cloud.SelectorError as e:
-                    self.problems.append("array '%s': %s" % (array['name'], e))
+                    self.selector_problem(array, str(e))
                     continue
                 by_selector[cloud.describe(selector)] = self.selected(array, selector)
                 devices.extend(by_selector[cloud.describe(selector)])
@@ -405,6 +429,8 @@ class Preflight:
     def run(self):
         self.resolve_selectors()
         if self.params.get('resolve_only'):
+            if self.params.get('unresolved') == 'report' and len(self.problems) == len(self.unresolved):
+                return []
             if self.problems:
                 raise PreflightError(self.problems)
             return []
@@ -439,6 +465,7 @@ def main():
             arrays=dict(type='list', elements='dict', required=True, options=array_spec),
             fstab=dict(type='path', default='/etc/fstab'),
             resolve_only=dict(type='bool', default=False),
+            unresolved=dict(type='str', choices=['fail', 'report'], default='fail'),
         ),
         supports_check_mode=True,
     )
@@ -452,7 +479,8 @@ def main():
         problems = getattr(failure, 'problems', [str(failure)])
         module.fail_json(msg='preflight refused the plan (nothing was changed): %s' % '; '.join(problems),
                          problems=problems, arrays=getattr(failure, 'arrays', []), selections=preflight.selections)
-    module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections)
+    module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections,
+                     unresolved=preflight.unresolved if module.params['unresolved'] == 'report' else [])
 
 
 if __name__ == '__main__':

@@ -254,13 +254,27 @@ def _kernel(facts):
 # one host, the fleet
 
 
-def compare(facts, plan, host=None):
-    """The verdict of one host: {'host', 'verdict', 'profile', 'items', 'notes', 'arrays', 'devices'}."""
+def _unresolved(unresolved):
+    """Member selectors that matched no disk (storage_preflight unresolved=report): a detached cloud disk."""
+    items = []
+    for entry in unresolved or []:
+        if not isinstance(entry, dict) or 'array' not in entry or 'problem' not in entry:
+            raise ValueError('unresolved entries must be dicts with array and problem, got %r' % (entry,))
+        items.append(_item('member', '/dev/md/%s' % entry['array'],
+                           'member selector %s' % entry['problem']))
+    return items
+
+
+def compare(facts, plan, host=None, unresolved=None):
+    """The verdict of one host: {'host', 'verdict', 'profile', 'items', 'notes', 'arrays', 'devices'}.
+
+    ``unresolved``: the member selectors the host could not resolve (each becomes a ``member`` item)."""
     if not isinstance(facts, dict) or facts.get('schema_version') not in FACTS_SCHEMA_VERSIONS:
         raise ValueError('storage_audit facts of schema version %r, this controller reads %s'
                          % (facts.get('schema_version') if isinstance(facts, dict) else None, FACTS_SCHEMA_VERSIONS))
     items = [_item('audit', 'host', 'could not be read: %s' % e) for e in facts.get('errors') or []]
     array_items, notes, arrays = _arrays(plan, facts)
+    items.extend(_unresolved(unresolved))
     items.extend(array_items)
     tuning_items, devices = _tuning(facts)
     items.extend(tuning_items)

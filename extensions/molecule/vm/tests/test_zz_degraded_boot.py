@@ -71,7 +71,13 @@ def audit_names_the_drift(subrun, tmp_path, member):
     assert any(area == "rules" and AUDIT_RULES in msg and "is missing" in msg for area, msg in found), found
     assert any(area == "mdadm.conf" and msg.startswith("stale ARRAY line in mdadm.conf: " + AUDIT_STALE)
                for area, msg in found), found
-    assert ("member", "member %s is missing (the path does not exist: detached or renamed)" % member["by_id"]) in found
+    if member["bus"] == "nvme":
+        # the NVMe runs name the members by EBS volume id: the selector of the detached disk matches nothing
+        volume = "vol-" + member["serial"][3:]
+        assert ("member", "member selector ebs_volume_id=%s matches no disk on this host" % volume) in [
+            (area, msg.split(" (", 1)[0]) for area, msg in found], found
+    else:
+        assert ("member", "member %s is missing (the path does not exist: detached or renamed)" % member["by_id"]) in found
     # md marks a RAID0 "broken" only once I/O meets the missing member: seconds after the unplug the state
     # can still read "active" (seen in CI on 2026-11-24), so the missing member above is what names it
     assert entry["arrays"][0]["state"] in ("active", "broken", "inactive"), entry["arrays"]

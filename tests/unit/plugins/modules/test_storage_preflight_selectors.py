@@ -110,3 +110,23 @@ def test_resolve_only_skips_the_other_checks(host):
     assert check.resolved['data']['devices'] == [IS3, IS4]
     host.mount('259:14', '/mnt', 'ext4', '/dev/nvme4n1')
     assert 'which is in use' in refused(host, array([{'instance_store': 'all'}]), resolve_only=True)[0]
+
+
+def test_resolve_only_reports_a_detached_volume_when_asked(host):
+    arrays = [array([{'ebs_volume_id': 'vol-0123456789abcdef1'}, {'ebs_volume_id': 'vol-0123456789abcdef9'}])]
+    # tune (the default): refused, by name
+    assert refused(host, *arrays, resolve_only=True)[0].startswith(
+        "array 'data': ebs_volume_id=vol-0123456789abcdef9 matches no disk on this host")
+    # the audit: planned without that member, the selector named in unresolved
+    check = preflight(host, *arrays, resolve_only=True, unresolved='report')
+    assert check.run() == []
+    assert check.resolved['data']['devices'] == [EBS1]
+    assert len(check.unresolved) == 1 and check.unresolved[0]['array'] == 'data'
+    assert check.unresolved[0]['problem'].startswith('ebs_volume_id=vol-0123456789abcdef9 matches no disk on this host')
+
+
+def test_report_mode_still_refuses_what_is_not_a_selector_problem(host):
+    # a bad selector is a selector problem (reported); without resolve_only every problem refuses
+    check = preflight(host, array([{'ebs_volume_id': 'vol-0123456789abcdef9'}, EBS1]), unresolved='report')
+    with pytest.raises(PreflightError):
+        check.run()

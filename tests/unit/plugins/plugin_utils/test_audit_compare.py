@@ -217,3 +217,15 @@ def test_inactive_array_after_a_degraded_boot(fake_host):
     found = messages(audit.compare(facts_of(h), PLAN))
     assert ('array', '/dev/md/data is inactive (not running)') in found
     assert not [m for a, m in found if a in ('mdadm.conf', 'initramfs') or 'chunk' in m], found
+
+
+def test_a_member_selector_that_matches_no_disk_is_drift(fake_host):
+    """With selectors, the audit plans without a detached cloud disk (storage_preflight unresolved=report)
+    and names it here; the host is drift, not an error."""
+    problem = 'ebs_volume_id=vol-0123456789abcdef9 matches no disk on this host (cloud disks seen: none)'
+    facts = facts_of(tuned_host(fake_host))
+    result = audit.compare(facts, PLAN, 'db1', unresolved=[{'array': 'data', 'problem': problem}])
+    assert result['verdict'] == 'drift'
+    assert result['items'][0] == {'area': 'member', 'subject': '/dev/md/data', 'message': 'member selector ' + problem}
+    with pytest.raises(ValueError):
+        audit.compare(facts, PLAN, unresolved=['data'])

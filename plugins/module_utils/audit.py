@@ -21,6 +21,7 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, files, initramfs, kernel_settings, tuned
+from ansible_collections.iotune.storage.plugins.module_utils.fstab import entries as fstab_entries
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
     SysfsBlockError,
@@ -55,22 +56,6 @@ def next_initramfs(run_command, **kwargs):
     return {'checked': found['error'] is None, 'image': found['image'], 'generator': found['generator'],
             'kernel': found['kernel'], 'conf_path': found['conf_path'], 'error': found['error'],
             'lines': [array_line_facts(line) for line in found['array_lines']]}
-
-
-def parse_fstab(text):
-    """[{'line', 'source', 'mountpoint', 'fstype', 'options'}] of the non-comment fstab lines."""
-    out = []
-    for raw in (text or '').splitlines():
-        line = raw.strip()
-        if not line or line.startswith('#'):
-            continue
-        fields = line.split()
-        if len(fields) < 2:
-            continue
-        out.append({'line': line, 'source': fields[0], 'mountpoint': fields[1].replace('\\040', ' '),
-                    'fstype': fields[2] if len(fields) > 2 else None,
-                    'options': fields[3].split(',') if len(fields) > 3 else []})
-    return out
 
 
 def mdadm_conf(host, path=None):
@@ -306,7 +291,7 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
     fstab_text = files.read_text(host.path(fstab))
-    fstab_lines = parse_fstab(fstab_text)
+    fstab_lines = fstab_entries(fstab_text)
     facts['fstab'] = {'path': fstab, 'present': fstab_text is not None}
     try:
         mountinfo = read_mountinfo(host.proc_root)

@@ -33,7 +33,6 @@ import json
 import os
 import pwd
 import grp
-import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +42,7 @@ import time
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils import files
+from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.md_array import ArrayError, MdadmArray
@@ -80,37 +80,6 @@ def load_spec(path):
     spec = dict(SPEC_DEFAULTS)
     spec.update(data)
     return spec
-
-
-def fstab_unescape(field):
-    """fstab fields escape blanks as octal (``\\040``)."""
-    return re.sub(r'\\([0-7]{3})', lambda m: chr(int(m.group(1), 8)), field)
-
-
-def fstab_update(text, mountpoint, uuid, options):
-    """``text`` with the line of ``mountpoint`` mounting UUID=``uuid`` (added when there is none).
-
-    Only the first field of an existing ``UUID=`` line changes; a line that mounts the mount point from
-    anything else (LABEL=, a path) or two lines for it raise Refused: that is not the line the role wrote.
-    """
-    lines = (text or '').splitlines()
-    found = []
-    for index, line in enumerate(lines):
-        fields = line.split()
-        if len(fields) < 2 or fields[0].startswith('#') or fstab_unescape(fields[1]).rstrip('/') != mountpoint:
-            continue
-        found.append(index)
-    if len(found) > 1:
-        raise Refused('/etc/fstab has %d lines for %s; it is left alone' % (len(found), mountpoint))
-    if not found:
-        lines.append('UUID=%s %s xfs %s 0 0' % (uuid, mountpoint, options))
-    else:
-        line = lines[found[0]]
-        first = line.split()[0]
-        if not first.startswith('UUID='):
-            raise Refused('the fstab line of %s mounts %s, not a UUID; it is left alone' % (mountpoint, first))
-        lines[found[0]] = line.replace(first, 'UUID=%s' % uuid, 1)
-    return '\n'.join(lines) + '\n'
 
 
 def numeric_id(value, lookup, what):
@@ -270,7 +239,10 @@ class EphemeralArray:
                 before = f.read()
         except FileNotFoundError:
             before = ''
-        after = fstab_update(before, self.spec['mountpoint'], uuid, self.spec['mount_options'])
+        try:
+            after = fstab.set_uuid(before, self.spec['mountpoint'], uuid, self.spec['mount_options'])
+        except fstab.LineError as e:
+            raise Refused(str(e))
         if after == before:
             return False
         if not self.check_mode:

@@ -190,6 +190,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
 
@@ -198,28 +199,6 @@ class PreflightError(Exception):
         self.problems = problems
         self.arrays = arrays or []
         super(PreflightError, self).__init__('; '.join(problems))
-
-
-def decode_fstab_field(value):
-    """fstab escapes spaces and tabs as octal (\\040)."""
-    out = value
-    for code, char in (('\\040', ' '), ('\\011', '\t'), ('\\134', '\\')):
-        out = out.replace(code, char)
-    return out
-
-
-def parse_fstab(text):
-    """[(line number, spec, normalised mount point)] of the active lines."""
-    entries = []
-    for number, line in enumerate((text or '').splitlines(), 1):
-        fields = line.split()
-        if len(fields) < 2 or fields[0].startswith('#'):
-            continue
-        path = decode_fstab_field(fields[1])
-        if path.startswith('/'):
-            path = os.path.normpath('/' + path.lstrip('/'))
-        entries.append((number, fields[0], path))
-    return entries
 
 
 class Preflight:
@@ -383,7 +362,7 @@ class Preflight:
         except ds.DeviceError:
             return None
 
-    def check_mountpoint(self, array, md, fstab):
+    def check_mountpoint(self, array, md, fstab_lines):
         where = "array '%s'" % array['name']
         path = array['mountpoint']
         found = {'path': path, 'exists': False, 'mounted_from': None, 'fstab_spec': None}
@@ -400,13 +379,13 @@ class Preflight:
                                      'over it' % (where, path, found['mounted_from'], major, minor))
         uuid = self.fs_uuid(md)
         mine = set(['UUID=%s' % uuid, '/dev/md/%s' % array['name']]) if uuid else set()
-        for number, spec, mountpoint in fstab:
-            if mountpoint != path:
+        for line in fstab_lines:
+            if line['mountpoint'] != path:
                 continue
-            found['fstab_spec'] = spec
-            if spec not in mine:
+            found['fstab_spec'] = line['source']
+            if line['source'] not in mine:
                 self.problems.append('%s: /etc/fstab line %d gives %s to %s; remove or change that line first '
-                                     '(it is never rewritten)' % (where, number, path, spec))
+                                     '(it is never rewritten)' % (where, line['number'], path, line['source']))
         full = self.view.path(path)
         if os.path.lexists(full):
             found['exists'] = True
@@ -435,11 +414,11 @@ class Preflight:
                 raise PreflightError(self.problems)
             return []
         members = self.resolve_members()
-        fstab = parse_fstab(self.view._read(self.params['fstab'], '') or '')
+        lines = fstab.entries(self.view._read(self.params['fstab'], '') or '')
         report = []
         for array in self.params['arrays']:
             state, md = self.array_state(array, members[array['name']])
-            mount = self.check_mountpoint(array, md, fstab)
+            mount = self.check_mountpoint(array, md, lines)
             report.append({'name': array['name'], 'state': state, 'mountpoint': mount,
                            'members': [{'given': m.given, 'resolved': m.resolved, 'kname': m.kname,
                                         'size_bytes': m.size_bytes} for m in members[array['name']]]})

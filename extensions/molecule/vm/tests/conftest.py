@@ -6,11 +6,67 @@
 import json
 import os
 import subprocess
+import time
 
 import pytest
+import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
+LAB = os.path.join(REPO, "tools", "lab")
+VM = os.environ.get("IOTUNE_LAB_VM", "molecule-vm")
+
+
+# ---------------------------------------------------------------------------------------------
+# the guest through tools/lab (the tests that reboot or power-cycle it: no Ansible control socket survives)
+
+
+def lab_ssh(*cmd, timeout=120, check=True):
+    proc = subprocess.run([LAB, "ssh", VM, "--", *cmd], capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    if check and proc.returncode != 0:
+        raise AssertionError("%s failed (%d): %s %s" % (cmd, proc.returncode, proc.stdout, proc.stderr))
+    return proc
+
+
+def lab_inventory_disks():
+    """lab_disks as tools/lab wrote them last (attached: false after a detach)."""
+    with open(os.path.join(REPO, ".lab", VM, "inventory.yml"), encoding="utf-8") as f:
+        inv = yaml.safe_load(f)
+    return inv["all"]["hosts"][VM]["lab_disks"]
+
+
+def wait_for_ssh(deadline_s=900):
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        try:
+            if lab_ssh("true", timeout=30, check=False).returncode == 0:
+                return
+        except subprocess.TimeoutExpired:
+            pass
+        time.sleep(5)
+    console = subprocess.run([LAB, "console", VM], capture_output=True, text=True, check=False).stdout
+    raise AssertionError("VM did not answer SSH after reboot; console tail:\n" + console[-3000:])
+
+
+def wait_for_multi_user(deadline_s=300):
+    """multi-user.target active (it may wait for a service whose mount runs into its device timeout), and
+    neither emergency nor rescue mode."""
+    deadline = time.monotonic() + deadline_s
+    while lab_ssh("systemctl", "is-active", "multi-user.target", check=False).stdout.strip() != "active":
+        assert time.monotonic() < deadline, lab_ssh("systemctl", "list-jobs", check=False).stdout
+        time.sleep(5)
+    for target in ("emergency.target", "rescue.target"):
+        assert lab_ssh("systemctl", "is-active", target, check=False).stdout.strip() != "active"
+
+
+def reboot_guest():
+    """``systemctl reboot`` inside the guest; returns once SSH answers with a new boot id."""
+    boot_id_before = lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip()
+    lab_ssh("systemctl", "reboot", check=False, timeout=30)
+    time.sleep(10)
+    wait_for_ssh()
+    assert lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip() != boot_id_before
 
 
 class SubRun(object):

@@ -13,47 +13,32 @@ unplug, one ``iotune.storage.audit`` run names all four deviations, exits non-ze
 ``iotune_audit_fail_on_drift`` and changes nothing (checksums, no changed host task). The rules file and
 mdadm.conf are put back before the reboot, so the boot checks below see the converged configuration.
 """
-import os
 import subprocess
 import time
 
 import pytest
-import yaml
 
-from conftest import AUDIT_CHECKSUMS, AUDIT_CONF, AUDIT_RULES, AUDIT_STALE, audit_host_changes, run_audit
+from conftest import (
+    AUDIT_CHECKSUMS,
+    AUDIT_CONF,
+    AUDIT_RULES,
+    AUDIT_STALE,
+    LAB,
+    VM,
+    audit_host_changes,
+    lab_inventory_disks,
+    lab_ssh,
+    reboot_guest,
+    run_audit,
+    wait_for_multi_user,
+)
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-LAB = os.path.join(REPO, "tools", "lab")
-VM = os.environ.get("IOTUNE_LAB_VM", "molecule-vm")
 MOUNTPOINT = "/var/lib/cassandra"
-
-
-def lab_ssh(*cmd, timeout=120, check=True):
-    proc = subprocess.run([LAB, "ssh", VM, "--", *cmd], capture_output=True, text=True,
-                          timeout=timeout, check=False)
-    if check and proc.returncode != 0:
-        raise AssertionError("%s failed (%d): %s %s" % (cmd, proc.returncode, proc.stdout, proc.stderr))
-    return proc
 
 
 @pytest.fixture(scope="module")
 def lab_disks():
-    with open(os.path.join(REPO, ".lab", VM, "inventory.yml"), encoding="utf-8") as f:
-        inv = yaml.safe_load(f)
-    return inv["all"]["hosts"][VM]["lab_disks"]
-
-
-def wait_for_ssh(deadline_s=900):
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        try:
-            if lab_ssh("true", timeout=30, check=False).returncode == 0:
-                return
-        except subprocess.TimeoutExpired:
-            pass
-        time.sleep(5)
-    console = subprocess.run([LAB, "console", VM], capture_output=True, text=True, check=False).stdout
-    raise AssertionError("VM did not answer SSH after reboot; console tail:\n" + console[-3000:])
+    return lab_inventory_disks()
 
 
 def audit_names_the_drift(subrun, tmp_path, member):
@@ -111,20 +96,10 @@ def test_boot_with_a_missing_member(lab_disks, subrun, tmp_path):
         lab_ssh("cp", "-p", "/root/audit-rules.bak", AUDIT_RULES)
         lab_ssh("cp", "-p", "/root/audit-mdadm.conf.bak", AUDIT_CONF)
 
-    boot_id_before = lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip()
-    lab_ssh("systemctl", "reboot", check=False, timeout=30)
-    time.sleep(10)
-    wait_for_ssh()
-    assert lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip() != boot_id_before
-
+    reboot_guest()
     # Reached multi-user, not emergency/rescue mode. multi-user.target waits for the stand-in service's
     # job, which fails once the filesystem's device timeout (90 s) runs out: poll.
-    deadline = time.monotonic() + 300
-    while lab_ssh("systemctl", "is-active", "multi-user.target", check=False).stdout.strip() != "active":
-        assert time.monotonic() < deadline, lab_ssh("systemctl", "list-jobs", check=False).stdout
-        time.sleep(5)
-    for target in ("emergency.target", "rescue.target"):
-        assert lab_ssh("systemctl", "is-active", target, check=False).stdout.strip() != "active"
+    wait_for_multi_user()
     # The missing member stays missing, and the incomplete array's filesystem is simply not mounted.
     assert lab_ssh("test", "-e", member["by_id"], check=False).returncode != 0
     assert lab_ssh("findmnt", "-n", MOUNTPOINT, check=False).returncode != 0

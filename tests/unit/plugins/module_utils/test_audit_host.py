@@ -121,13 +121,6 @@ def test_bad_tuning_entry_is_an_error_not_a_crash(fake_host):
     assert facts['errors'] and 'md arrays have no I/O scheduler' in facts['errors'][0]
 
 
-@pytest.mark.parametrize('text,expected', [
-    ('# c\n\nUUID=1 /a xfs noatime,nofail 0 0\n/dev/x /b ext4\n', [('UUID=1', '/a', ['noatime', 'nofail']),
-                                                                   ('/dev/x', '/b', [])]),
-])
-def test_parse_fstab(text, expected):
-    assert [(e['source'], e['mountpoint'], e['options']) for e in audit.parse_fstab(text)] == expected
-
 
 def test_next_initramfs_lines(tmp_path):
     """The initramfs reader's result (module_utils/initramfs.py) in the form the comparison reads."""

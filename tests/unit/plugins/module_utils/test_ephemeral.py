@@ -286,27 +286,6 @@ def test_a_bad_spec_is_refused(host):
     assert 'lacks devices, chunk_kb, label, mountpoint, mount_options, conf_path' in out
 
 
-@pytest.mark.parametrize('before, after', [
-    ('UUID=old /data xfs noatime 0 0\n', 'UUID=new /data xfs noatime 0 0\n'),
-    ('# c\nUUID=old\t/data/  xfs noatime 0 0\n', '# c\nUUID=new\t/data/  xfs noatime 0 0\n'),
-    ('UUID=new /data xfs noatime 0 0\n', 'UUID=new /data xfs noatime 0 0\n'),
-    ('UUID=x / ext4 defaults 0 1\n', 'UUID=x / ext4 defaults 0 1\nUUID=new /data xfs noatime,nofail 0 0\n'),
-    ('', 'UUID=new /data xfs noatime,nofail 0 0\n'),
-])
-def test_fstab_update(before, after):
-    assert eph.fstab_update(before, '/data', 'new', 'noatime,nofail') == after
-
-
-@pytest.mark.parametrize('text, message', [
-    ('LABEL=data /data xfs noatime 0 0\n', 'mounts LABEL=data, not a UUID'),
-    ('UUID=a /data xfs noatime 0 0\nUUID=b /data xfs noatime 0 0\n', 'has 2 lines for /data'),
-])
-def test_fstab_lines_it_did_not_write_are_left_alone(text, message):
-    with pytest.raises(eph.Refused) as e:
-        eph.fstab_update(text, '/data', 'new', 'noatime')
-    assert message in str(e.value)
-
-
 def test_main_reads_specs_by_name_and_returns_the_worst_code(monkeypatch, tmp_path):
     seen = []
     monkeypatch.setattr(eph, 'bring_back', lambda path, log, check_mode=False: seen.append((path, check_mode)) or
@@ -360,3 +339,14 @@ def test_a_selector_that_matches_nothing_is_refused_after_the_wait(fake_host, tm
                                     members=[{'instance_store': 'all', 'count': 3}]))
     assert rc == 1 and writes(host) == []
     assert 'instance_store=all (count 3) matches 2 disks' in out and '(waited 5s)' in out
+
+
+def test_an_fstab_line_it_did_not_write_is_left_alone(host):
+    """module_utils/fstab.py refuses to rewrite a LABEL= line; the boot program reports it as a refusal."""
+    blank_disks_create(host)
+    text = FSTAB_OLD.splitlines()[0] + '\nLABEL=data /var/lib/cassandra xfs noatime 0 0\n'
+    (host.etc / 'fstab').write_text(text)
+    rc, out = bring_back(host, spec(host))
+    assert rc == 1
+    assert (host.etc / 'fstab').read_text() == text
+    assert 'the fstab line of /var/lib/cassandra mounts LABEL=data, not a UUID; it is left alone' in out

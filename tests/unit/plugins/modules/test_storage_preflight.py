@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError, parse_fstab
+from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError
 
 
 @pytest.fixture
@@ -172,8 +172,3 @@ def test_every_problem_is_listed(host):
     host.on(['blkid', '-p', '-o', 'export', '/dev/vdd'], 0, 'TYPE=ext4\n')
     problems = refused(host, array(devices=['/dev/vdb', '/dev/vdz']), array('logs', ['/dev/vdd', '/dev/vde'], '/srv/logs'))
     assert len(problems) == 3
-
-
-def test_parse_fstab_decodes_and_normalises():
-    text = '# c\n\nUUID=1 /data\\040x/ xfs defaults 0 0\n/dev/sda1 none swap sw 0 0\n'
-    assert parse_fstab(text) == [(3, 'UUID=1', '/data x'), (4, '/dev/sda1', 'none')]

@@ -1,0 +1,172 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Instance-store arrays come back after a stop/start (issue 12, docs/ephemeral.md); NVMe runs only.
+
+The lab gives the NVMe runs two SCSI disks with a GCP local SSD's identity (instance store). This file
+runs last (its name sorts last): test_zz_degraded_boot.py leaves `data` broken for good, and nothing runs
+after this one. In order, on one VM:
+
+1. tune with only `scratch` ({instance_store: all, count: 2}, ephemeral: true, group_vars/all.yml) and a
+   stand-in service for it: the RAID0, its XFS and the boot unit are installed;
+2. power off, both instance-store disks come back blank (``tools/lab stop-start --blank``), boot: the unit
+   re-created the RAID0 and its XFS (new md and filesystem UUIDs), fstab and mdadm.conf agree with them,
+   the mount and the profile's readahead are back and the stand-in started on the new filesystem;
+3. the array stopped and both disks zeroed in the guest, an XFS with a file put on one of them, a reboot:
+   the unit refuses and names that disk; the file's checksum is unchanged, the other disk is still all
+   zeros, fstab and mdadm.conf are unchanged, multi-user is reached and the stand-in is held back.
+"""
+import base64
+import subprocess
+
+import pytest
+
+from conftest import LAB, VM, lab_inventory_disks, lab_ssh, reboot_guest, wait_for_multi_user
+
+MOUNTPOINT = "/srv/scratch"
+UNIT = "iotune-ephemeral-scratch.service"
+STANDIN = "iotune-scratch-standin.service"
+CONF = "/etc/mdadm/mdadm.conf"
+CASSANDRA_KB = 8          # roles/profile/vars/profiles/cassandra.yml: array and members
+PROBE = "/mnt/iotune-ephemeral-probe"
+
+
+@pytest.fixture(scope="module")
+def instance_store():
+    disks = [d for d in lab_inventory_disks() if d.get("instance_store")]
+    if not disks:
+        pytest.skip("no instance-store disks: the lab adds them on the NVMe runs only")
+    assert len(disks) == 2, disks
+    return disks
+
+
+def sh(script, check=True, timeout=300):
+    """One shell command line in the guest (ssh joins its arguments with spaces)."""
+    return lab_ssh("sh -c %s" % _quote(script), check=check, timeout=timeout)
+
+
+def _quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def kname(path):
+    return lab_ssh("readlink", "-f", path).stdout.strip().rsplit("/", 1)[1]
+
+
+def md_uuid():
+    out = lab_ssh("mdadm", "--detail", "--export", "/dev/md/scratch").stdout
+    return dict(ln.split("=", 1) for ln in out.splitlines() if "=" in ln)["MD_UUID"]
+
+
+def fs_uuid(device="/dev/md/scratch"):
+    return lab_ssh("blkid", "-p", "-s", "UUID", "-o", "value", device).stdout.strip()
+
+
+def fstab_line():
+    lines = [ln for ln in lab_ssh("cat", "/etc/fstab").stdout.splitlines()
+             if len(ln.split()) > 1 and ln.split()[1] == MOUNTPOINT]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def array_lines():
+    return [ln for ln in lab_ssh("cat", CONF).stdout.splitlines()
+            if ln.startswith("ARRAY") and ("/dev/md/scratch" in ln or "name=scratch" in ln)]
+
+
+@pytest.fixture(scope="module")
+def tuned(instance_store, subrun):
+    """Step 1: the stand-in, then tune with `scratch` alone."""
+    unit = ("[Unit]\nDescription=Stand-in service of the scratch array\n\n[Service]\nType=oneshot\n"
+            "RemainAfterExit=yes\nExecStart=/bin/sh -c 'cat /proc/sys/kernel/random/boot_id >> %s/standin.log'\n\n"
+            "[Install]\nWantedBy=multi-user.target\n" % MOUNTPOINT)
+    sh("echo %s | base64 -d > /etc/systemd/system/%s && systemctl daemon-reload && systemctl enable -q %s"
+       % (base64.b64encode(unit.encode()).decode(), STANDIN, STANDIN))
+    rc, out, report = subrun.run({"iotune_arrays": "{{ [vm_array_scratch] }}", "iotune_verify": False})
+    assert rc == 0, out[-5000:]
+    assert lab_ssh("systemctl", "is-enabled", UNIT).stdout.strip() == "enabled"
+    sh("systemctl start %s && head -c 1048576 /dev/urandom > %s/before-the-stop" % (STANDIN, MOUNTPOINT))
+    return {"md_uuid": md_uuid(), "fs_uuid": fs_uuid()}
+
+
+def test_tune_built_scratch_on_every_instance_store_disk(tuned, instance_store):
+    md = kname("/dev/md/scratch")
+    slaves = sorted(lab_ssh("ls", "/sys/block/%s/slaves" % md).stdout.split())
+    assert slaves == sorted(kname(d["by_id"]) for d in instance_store)
+    assert lab_ssh("cat", "/sys/block/%s/md/level" % md).stdout.strip() == "raid0"
+    assert lab_ssh("cat", "/sys/block/%s/md/chunk_size" % md).stdout.strip() == str(64 * 1024)
+    assert lab_ssh("findmnt", "-n", "-o", "FSTYPE", MOUNTPOINT).stdout.strip() == "xfs"
+    assert fstab_line().startswith("UUID=%s " % tuned["fs_uuid"])
+
+
+def test_blank_disks_after_a_stop_start_are_brought_back(tuned, instance_store):
+    argv = [LAB, "stop-start", VM]
+    for disk in instance_store:
+        argv += ["--blank", disk["serial"]]
+    subprocess.run(argv, check=True, timeout=1200)
+    wait_for_multi_user()
+    status = lab_ssh("systemctl", "status", "--no-pager", "-l", UNIT, check=False).stdout
+    assert lab_ssh("systemctl", "is-active", UNIT, check=False).stdout.strip() == "active", status
+    journal = lab_ssh("journalctl", "-b", "-u", UNIT, "--no-pager").stdout
+    print(journal)
+    assert "every member is blank" in journal and "created" in journal, journal
+    # a new array and a new filesystem, on the same disks, under the same name
+    new_md, new_fs = md_uuid(), fs_uuid()
+    assert new_md != tuned["md_uuid"] and new_fs != tuned["fs_uuid"]
+    md = kname("/dev/md/scratch")
+    assert sorted(lab_ssh("ls", "/sys/block/%s/slaves" % md).stdout.split()) == sorted(
+        kname(d["by_id"]) for d in instance_store)
+    assert lab_ssh("cat", "/sys/block/%s/md/chunk_size" % md).stdout.strip() == str(64 * 1024)
+    # fstab and mdadm.conf agree with them
+    assert fstab_line().startswith("UUID=%s " % new_fs), fstab_line()
+    lines = array_lines()
+    assert len(lines) == 1 and "UUID=%s" % new_md in lines[0], lines
+    # mounted, fresh (the file written before the stop is gone), the stand-in ran on it in this boot
+    assert kname(lab_ssh("findmnt", "-n", "-o", "SOURCE", MOUNTPOINT).stdout.strip()) == md
+    assert lab_ssh("test", "-e", MOUNTPOINT + "/before-the-stop", check=False).returncode != 0
+    boot_id = lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip()
+    assert lab_ssh("cat", MOUNTPOINT + "/standin.log").stdout.split() == [boot_id]
+    # readahead from the udev rules, which match the array by name and the members by path
+    assert lab_ssh("cat", "/sys/block/%s/queue/read_ahead_kb" % md).stdout.strip() == str(CASSANDRA_KB)
+    for disk in instance_store:
+        value = lab_ssh("cat", "/sys/block/%s/queue/read_ahead_kb" % kname(disk["by_id"])).stdout.strip()
+        assert value == str(CASSANDRA_KB), disk
+
+
+def test_a_disk_with_a_filesystem_is_refused_and_left_untouched(instance_store):
+    first, second = instance_store[0]["by_id"], instance_store[1]["by_id"]
+    # new disks at the next boot: zero, except an XFS with a file on the first one
+    sh("systemctl stop %s && umount %s && mdadm --stop /dev/md/scratch && for d in %s %s; do"
+       " dd if=/dev/zero of=$d bs=1M count=$(( $(blockdev --getsize64 $d) / 1048576 )) oflag=direct status=none;"
+       " done" % (STANDIN, MOUNTPOINT, first, second))
+    assert sh("cmp -s -n $(blockdev --getsize64 %s) %s /dev/zero" % (second, second), check=False).returncode == 0
+    sh("mkfs.xfs -q -f -L precious %s && mkdir -p %s && mount %s %s"
+       " && head -c 4194304 /dev/urandom > %s/precious.bin && umount %s"
+       % (first, PROBE, first, PROBE, PROBE, PROBE))
+    sh("mount -o ro %s %s" % (first, PROBE))
+    checksum = lab_ssh("sha256sum", PROBE + "/precious.bin").stdout.split()[0]
+    lab_ssh("umount", PROBE)
+    config = lab_ssh("sha256sum", "/etc/fstab", CONF).stdout
+
+    reboot_guest()
+    wait_for_multi_user()
+
+    assert lab_ssh("systemctl", "is-failed", UNIT, check=False).stdout.strip() == "failed"
+    journal = lab_ssh("journalctl", "-b", "-u", UNIT, "--no-pager").stdout
+    print(journal)
+    assert "refusing to bring back array scratch" in journal, journal
+    assert first in journal or kname(first) in journal, journal
+    # nothing was written: no array, the file's checksum, the other disk all zeros, fstab and mdadm.conf
+    assert lab_ssh("test", "-e", "/dev/md/scratch", check=False).returncode != 0
+    sh("mount -o ro,norecovery %s %s" % (first, PROBE))
+    try:
+        assert lab_ssh("sha256sum", PROBE + "/precious.bin").stdout.split()[0] == checksum
+    finally:
+        lab_ssh("umount", PROBE, check=False)
+    assert sh("cmp -s -n $(blockdev --getsize64 %s) %s /dev/zero" % (second, second), check=False).returncode == 0
+    assert lab_ssh("sha256sum", "/etc/fstab", CONF).stdout == config
+    # the host is up, the array's service held back, nothing written under the empty mount point
+    assert lab_ssh("systemctl", "is-active", STANDIN, check=False).stdout.strip() != "active"
+    assert lab_ssh("findmnt", "-n", MOUNTPOINT, check=False).returncode != 0
+    assert lab_ssh("ls", "-A", MOUNTPOINT).stdout.strip() == ""

@@ -1,0 +1,73 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""/etc/fstab, read in one place (storage_preflight, the audit, the ephemeral boot program).
+
+fstab(5): fields are separated by blanks, ``#`` starts a comment line, and a blank inside a field is
+written as an octal escape (``\\040`` for a space, ``\\011`` for a tab, ``\\134`` for a backslash).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_OCTAL = re.compile(r'\\([0-7]{3})')
+
+
+def unescape(field):
+    """A field with its octal escapes decoded (``/data\\040x`` -> ``/data x``)."""
+    return _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), field)
+
+
+def normalise_mountpoint(path):
+    """``/data/`` and ``//data`` are ``/data``; ``none`` (swap) stays as it is."""
+    if path.startswith('/'):
+        return os.path.normpath('/' + path.lstrip('/'))
+    return path
+
+
+def entries(text):
+    """The active lines: [{'number', 'line', 'source', 'mountpoint', 'fstype', 'options'}].
+
+    ``number`` counts from 1 over every line of the file; ``mountpoint`` is unescaped and normalised;
+    ``options`` is a list (empty when the field is missing).
+    """
+    out = []
+    for number, raw in enumerate((text or '').splitlines(), 1):
+        fields = raw.split()
+        if len(fields) < 2 or fields[0].startswith('#'):
+            continue
+        out.append({'number': number, 'line': raw.strip(), 'source': fields[0],
+                    'mountpoint': normalise_mountpoint(unescape(fields[1])),
+                    'fstype': fields[2] if len(fields) > 2 else None,
+                    'options': fields[3].split(',') if len(fields) > 3 else []})
+    return out
+
+
+class LineError(ValueError):
+    """The fstab line of a mount point is not one this collection may rewrite."""
+
+
+def set_uuid(text, mountpoint, uuid, options):
+    """``text`` with the line of ``mountpoint`` mounting ``UUID=uuid`` (an XFS line with ``options`` is
+    added when there is none).
+
+    Only the first field of an existing ``UUID=`` line changes, blanks and the other fields are kept; a
+    line that mounts the mount point from anything else (``LABEL=``, a path), or two lines for it, raise
+    LineError: that is not the line the xfs role wrote.
+    """
+    lines = (text or '').splitlines()
+    found = [e for e in entries(text) if e['mountpoint'] == normalise_mountpoint(mountpoint)]
+    if len(found) > 1:
+        raise LineError('/etc/fstab has %d lines for %s; it is left alone' % (len(found), mountpoint))
+    if not found:
+        lines.append('UUID=%s %s xfs %s 0 0' % (uuid, mountpoint, options))
+    else:
+        index, first = found[0]['number'] - 1, found[0]['source']
+        if not first.startswith('UUID='):
+            raise LineError('the fstab line of %s mounts %s, not a UUID; it is left alone' % (mountpoint, first))
+        lines[index] = lines[index].replace(first, 'UUID=%s' % uuid, 1)
+    return '\n'.join(lines) + '\n'

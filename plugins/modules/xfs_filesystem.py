@@ -70,6 +70,16 @@ options:
         held, the root filesystem). Without it such a partition is refused.
     type: bool
     default: false
+  mountpoint:
+    description:
+      - Where the filesystem is to be mounted. Only read, never created here; the module reports whether it
+        exists (RV(mountpoint_exists)) and which other mount points the fstab gives this filesystem
+        (RV(fstab_elsewhere)), so that the P(iotune.storage.xfs#role) role needs no further round trip.
+    type: path
+  fstab:
+    description: Path of the fstab file read for RV(fstab_elsewhere).
+    type: path
+    default: /etc/fstab
 notes:
   - Runs C(blkid), C(wipefs), C(mkfs.xfs) and C(xfs_info) with argument lists, never through a shell.
   - Mounting is left to M(ansible.posix.mount) (the P(iotune.storage.xfs#role) role mounts by UUID).
@@ -145,6 +155,20 @@ geometry:
   returned: always
   type: dict
   sample: {bsize: 4096, sunit_blocks: 64, swidth_blocks: 256, su_kb: 256, sw: 4, agcount: 8}
+mountpoint_exists:
+  description: Whether O(mountpoint) exists (as anything); V(null) without O(mountpoint).
+  returned: always
+  type: bool
+  sample: true
+fstab_elsewhere:
+  description:
+    - The mount points of the active fstab lines that mount this filesystem (C(UUID=) its UUID) somewhere other
+      than O(mountpoint), for example the old place of an array that moved. Empty without O(mountpoint) or
+      without a UUID (check mode before the filesystem exists).
+  returned: always
+  type: list
+  elements: str
+  sample: [/srv/old-data]
 cmd:
   description: The mkfs.xfs command that was (or would be) run; empty when nothing had to be done.
   returned: always
@@ -152,13 +176,28 @@ cmd:
   elements: str
 """
 
+import os
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 # the executor lives in module_utils so that the boot-time program of ephemeral arrays runs the same code
 from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
+
+
+def where_to_mount(view, result, mountpoint, fstab_path):
+    """mountpoint_exists and fstab_elsewhere of ``result`` (read-only; the xfs role's mount step)."""
+    if not mountpoint:
+        return {'mountpoint_exists': None, 'fstab_elsewhere': []}
+    mountpoint = fstab.normalise_mountpoint(mountpoint)
+    elsewhere = []
+    if result.get('uuid'):
+        spec = 'UUID=%s' % result['uuid']
+        elsewhere = [line['mountpoint'] for line in fstab.entries(view._read(fstab_path, '') or '')
+                     if line['source'] == spec and line['mountpoint'] != mountpoint]
+    return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere}
 
 
 def main():
@@ -170,6 +209,8 @@ def main():
             sw=dict(type='int'),
             allow_data=dict(type='bool', default=False),
             allow_shared_disk=dict(type='bool', default=False),
+            mountpoint=dict(type='path'),
+            fstab=dict(type='path', default='/etc/fstab'),
         ),
         required_together=[('su_kb', 'sw')],
         supports_check_mode=True,
@@ -186,6 +227,7 @@ def main():
         failure = e
     if failure is not None:
         module.fail_json(msg=str(failure), device=module.params['device'], **getattr(failure, 'data', {}))
+    result.update(where_to_mount(view, result, module.params['mountpoint'], module.params['fstab']))
     if module._diff:
         before = {} if result['created'] else {'fstype': 'xfs', 'uuid': result['uuid'], 'label': result['label']}
         after = {'fstype': 'xfs', 'label': result['label'], 'su_kb': (result['expected'] or {}).get('su_kb'),

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import xfs_filesystem as mod
@@ -183,3 +185,18 @@ def test_partition_of_a_disk_in_use(fake_host):
         fs(host, device='/dev/vdk2')[0].apply()
     res = fs(host, check_mode=True, device='/dev/vdk2', allow_shared_disk=True)[0].apply()
     assert res['created'] and host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_where_to_mount_reads_the_mount_point_and_fstab_in_the_same_call(host):
+    """The xfs role's mount step needs no stat and no slurp: the module reports both (one round trip)."""
+    host.write('etc/fstab', '# c\nUUID=0b7e-11 /srv/old\\040data xfs noatime 0 0\nUUID=0b7e-11 /var/lib/cassandra/ xfs noatime 0 0\n'
+                            'UUID=other /srv/x xfs defaults 0 0\n')
+    os.makedirs(os.path.join(host.root, 'var/lib/cassandra'))
+    view = host.view()
+    found = mod.where_to_mount(view, {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab')
+    assert found == {'mountpoint_exists': True, 'fstab_elsewhere': ['/srv/old data']}
+    # check mode before the filesystem exists: no UUID, nothing elsewhere; a missing mount point
+    assert mod.where_to_mount(view, {'uuid': None}, '/srv/new', '/etc/fstab') == {
+        'mountpoint_exists': False, 'fstab_elsewhere': []}
+    assert mod.where_to_mount(view, {'uuid': '0b7e-11'}, None, '/etc/fstab') == {
+        'mountpoint_exists': None, 'fstab_elsewhere': []}

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 
 from ansible_collections.iotune.storage.plugins.module_utils import audit
@@ -119,7 +117,6 @@ def test_bad_tuning_entry_is_an_error_not_a_crash(fake_host):
     h = tuned_host(fake_host)
     facts = audit.gather(h.view(), ARRAYS, [{'md_name': 'data', 'scheduler': 'none'}], RULES)
     assert facts['errors'] and 'md arrays have no I/O scheduler' in facts['errors'][0]
-
 
 
 def test_next_initramfs_lines(tmp_path):

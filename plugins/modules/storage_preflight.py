@@ -362,6 +362,17 @@ class Preflight:
         except ds.DeviceError:
             return None
 
+    def gone_hint(self, source):
+        """Why an fstab line may name a filesystem that no longer exists (an instance store after a stop/start)."""
+        if not source.startswith('UUID='):
+            return ''
+        uuid = source[len('UUID='):]
+        if os.path.lexists(self.view.path('/dev/disk/by-uuid/%s' % uuid)):
+            return ''
+        return ('; no filesystem with UUID %s is on this host now (a detached disk, or an instance store that came '
+                'back blank after a stop/start): if it is gone for good, delete the line and the ARRAY line of the '
+                "array in mdadm.conf" % uuid)
+
     def check_mountpoint(self, array, md, fstab_lines):
         where = "array '%s'" % array['name']
         path = array['mountpoint']
@@ -385,7 +396,8 @@ class Preflight:
             found['fstab_spec'] = line['source']
             if line['source'] not in mine:
                 self.problems.append('%s: /etc/fstab line %d gives %s to %s; remove or change that line first '
-                                     '(it is never rewritten)' % (where, line['number'], path, line['source']))
+                                     '(it is never rewritten)%s' % (where, line['number'], path, line['source'],
+                                                                    self.gone_hint(line['source'])))
         full = self.view.path(path)
         if os.path.lexists(full):
             found['exists'] = True

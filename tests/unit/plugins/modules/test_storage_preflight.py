@@ -156,8 +156,19 @@ def test_mountpoint_that_is_a_file(host):
 
 def test_foreign_fstab_line_is_refused(host):
     host.write('etc/fstab', host.read('etc/fstab') + '# old\nUUID=0000-1111 /var/lib/cassandra/ ext4 defaults 0 2\n')
+    # the filesystem exists on this host: no hint
+    host.dev_link('disk/by-uuid/0000-1111', '../../vdh')
     assert refused(host, array()) == ["array 'data': /etc/fstab line 3 gives /var/lib/cassandra to UUID=0000-1111; "
                                       "remove or change that line first (it is never rewritten)"]
+
+
+def test_fstab_line_of_a_filesystem_that_is_gone_says_so(host):
+    host.write('etc/fstab', host.read('etc/fstab') + 'UUID=0000-2222 /var/lib/cassandra xfs noatime,nofail 0 0\n')
+    problem = refused(host, array())[0]
+    assert problem.startswith("array 'data': /etc/fstab line 2 gives /var/lib/cassandra to UUID=0000-2222; "
+                              "remove or change that line first (it is never rewritten); no filesystem with UUID "
+                              "0000-2222 is on this host now (a detached disk, or an instance store that came back "
+                              "blank after a stop/start)"), problem
 
 
 def test_mountpoint_mounted_from_another_device(host):

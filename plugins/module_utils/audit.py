@@ -31,7 +31,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
 )
 
 SCHEMA_VERSION = 1
-MDADM_CONF_PATHS = initramfs.HOST_CONF        # Debian's path first, then EL's: one home in initramfs.py
+MDADM_CONF_PATHS = initramfs.HOST_CONF        # Debian's path first, then EL's: one home in module_utils/mdadm.py
 RULE_TOKEN = re.compile(r'([A-Z_]+(?:\{[^}]*\})?)\s*(==|!=|\+=|:=|=)\s*"([^"]*)"')
 
 

@@ -41,6 +41,8 @@ import re
 import shutil
 import tempfile
 
+from ansible_collections.iotune.storage.plugins.module_utils import mdadm
+
 __metaclass__ = type
 
 BIN_DIRS = ('/usr/sbin', '/usr/bin', '/sbin', '/bin')
@@ -54,8 +56,8 @@ CONF_IN_IMAGE = {
     'initramfs-tools': ('etc/mdadm/mdadm.conf',),
     'dracut': ('etc/mdadm.conf', 'etc/mdadm/mdadm.conf'),
 }
-# the host's own mdadm.conf: Debian layout first, then EL's
-HOST_CONF = ('/etc/mdadm/mdadm.conf', '/etc/mdadm.conf')
+# the host's own mdadm.conf: Debian layout first, then EL's (module_utils/mdadm.py)
+HOST_CONF = mdadm.CONF_PATHS
 IMAGE_NAMES = ('initrd.img-%s', 'initramfs-%s.img')
 
 _MODE_RE = r'[-dlcbpsD?][-rwxsStTlL]{9}[.+@]?'

@@ -30,6 +30,19 @@ from ansible_collections.iotune.storage.plugins.module_utils.validation import v
 __metaclass__ = type
 
 NAME_RE = re.compile(r'^[A-Za-z0-9_.-]{1,32}$')
+# Where each distribution family keeps mdadm.conf (mdadm's own default is /etc/mdadm.conf; Debian and
+# Ubuntu patch it to /etc/mdadm/mdadm.conf). One home: the roles (filter mdadm_conf_path), the audit and
+# the initramfs reader (CONF_PATHS, Debian's first) read it from here.
+CONF_PATH_BY_FAMILY = {'Debian': '/etc/mdadm/mdadm.conf', 'RedHat': '/etc/mdadm.conf', 'Suse': '/etc/mdadm.conf'}
+CONF_PATH_DEFAULT = '/etc/mdadm.conf'
+CONF_PATHS = ('/etc/mdadm/mdadm.conf', '/etc/mdadm.conf')
+
+
+def conf_path(os_family, override=None):
+    """The mdadm.conf of a host of ``os_family`` (Ansible's fact), or ``override`` when given."""
+    return override or CONF_PATH_BY_FAMILY.get(os_family, CONF_PATH_DEFAULT)
+
+
 LEVEL_NAMES = {0: 'raid0', 1: 'raid1', 4: 'raid4', 5: 'raid5', 6: 'raid6', 10: 'raid10'}
 
 

@@ -66,6 +66,12 @@ options:
     description: Name of the tuned override profile written below C(/etc/tuned) with O(mode=override).
     type: str
     default: iotune-storage-kernel
+  thp_unit:
+    description:
+      - A systemd unit that sets O(thp) at boot (the P(iotune.storage.kernel#role) role's oneshot unit). Its
+        C(systemctl is-enabled) state is returned as RV(thp_unit_enabled), so that a re-run that finds it
+        enabled needs no further call to confirm it.
+    type: str
 notes:
   - Runs C(tuned-adm profile) (argument list, no shell) only with O(mode=override) and a tuned conflict.
 extends_documentation_fragment:
@@ -138,6 +144,12 @@ cmdline_thp:
   description: The C(transparent_hugepage=) value of the kernel command line, or V(null).
   returned: always
   type: str
+thp_unit_enabled:
+  description:
+    - V(true) when C(systemctl is-enabled) says C(enabled) for O(thp_unit), V(false) otherwise (not found,
+      disabled, static, no systemctl); V(null) without O(thp_unit).
+  returned: always
+  type: bool
 """
 
 import os
@@ -155,8 +167,9 @@ THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
 
 class KernelSettings:
     def __init__(self, params, root='/', run=None, tuned_adm=None, check_mode=False,
-                 replace=files.replace_keeping_owner):
+                 replace=files.replace_keeping_owner, systemctl=None):
         self.p = params
+        self.systemctl = systemctl
         self.replace = replace
         self.root = root
         self.run = run
@@ -246,7 +259,18 @@ class KernelSettings:
                     if report['tuned']['conflicts'] and self.p['mode'] == 'fail' else '')
             raise ks.KernelSettingsError('kernel settings not in force: %s.%s' % ('; '.join(problems), hint), **report)
         report['changed'] = changed
+        report['thp_unit_enabled'] = self.unit_enabled()
         return report
+
+    def unit_enabled(self):
+        """`systemctl is-enabled` of thp_unit: True only for "enabled" (None without a unit)."""
+        unit = self.p.get('thp_unit')
+        if not unit:
+            return None
+        if not self.systemctl:
+            return False
+        rc, out, dummy = self.run([self.systemctl, 'is-enabled', unit])
+        return rc == 0 and out.strip() == 'enabled'
 
 
 def main():
@@ -257,11 +281,13 @@ def main():
             sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
             mode=dict(type='str', choices=['fail', 'override', 'report'], default='fail'),
             tuned_profile=dict(type='str', default='iotune-storage-kernel'),
+            thp_unit=dict(type='str'),
         ),
         supports_check_mode=True,
     )
     checker = KernelSettings(module.params, run=module.run_command, tuned_adm=module.get_bin_path('tuned-adm'),
-                             check_mode=module.check_mode, replace=module.atomic_move)
+                             check_mode=module.check_mode, replace=module.atomic_move,
+                             systemctl=module.get_bin_path('systemctl'))
     failure = None
     try:
         result = checker.apply()

@@ -102,13 +102,33 @@ options:
     type: str
     choices: [fail, report]
     default: fail
+  os_facts:
+    description:
+      - Also return the distribution facts (C(os_family), C(distribution), C(distribution_version), ...) as
+        C(ansible_facts), computed by the same code as M(ansible.builtin.setup), so that the roles after the
+        profile role need no C(setup) call of their own (one round trip less per run).
+    type: bool
+    default: false
+  packages:
+    description:
+      - Packages whose installation state is read with C(dpkg-query) on hosts that have it (Debian family), in
+        the same call; RV(packages_missing) lists those not installed. The tune role passes the packages of the
+        raid0 stage, which then needs no C(dpkg-query) call of its own.
+    type: list
+    elements: str
+    default: []
 notes:
-  - Runs C(blkid) and C(wipefs --no-act) with argument lists; reads sysfs, C(/proc/self/mountinfo),
-    C(/proc/swaps) and the fstab file; writes nothing.
+  - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages)); reads sysfs,
+    C(/proc/self/mountinfo), C(/proc/swaps) and the fstab file; writes nothing.
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
   - iotune.storage.attributes.read_only
+  - iotune.storage.attributes.facts
+attributes:
+  facts:
+    support: full
+    details: With O(os_facts=true) only, the distribution facts of M(ansible.builtin.setup).
 seealso:
   - module: iotune.storage.mdadm_array
   - module: iotune.storage.xfs_filesystem
@@ -176,6 +196,19 @@ unresolved:
   sample:
     - array: data
       problem: 'ebs_volume_id=vol-0123456789abcdef0 matches no disk on this host (cloud disks seen: ...)'
+packages_missing:
+  description:
+    - The names of O(packages) that C(dpkg-query) does not show as installed; V(null) on a host without
+      C(dpkg-query) (the roles then install with the distribution's package module).
+  returned: success
+  type: list
+  elements: str
+  sample: [mdadm]
+ansible_facts:
+  description: With O(os_facts=true), the distribution facts, as M(ansible.builtin.setup) gathers them.
+  returned: success and O(os_facts=true)
+  type: dict
+  sample: {os_family: Debian, distribution: Debian, distribution_major_version: '12'}
 problems:
   description: Every problem found (the module fails when there is one).
   returned: failure
@@ -187,6 +220,7 @@ import copy
 import os
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.facts.system.distribution import Distribution
 
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
@@ -457,6 +491,8 @@ def main():
             fstab=dict(type='path', default='/etc/fstab'),
             resolve_only=dict(type='bool', default=False),
             unresolved=dict(type='str', choices=['fail', 'report'], default='fail'),
+            os_facts=dict(type='bool', default=False),
+            packages=dict(type='list', elements='str', default=[]),
         ),
         supports_check_mode=True,
     )
@@ -470,8 +506,29 @@ def main():
         problems = getattr(failure, 'problems', [str(failure)])
         module.fail_json(msg='preflight refused the plan (nothing was changed): %s' % '; '.join(problems),
                          problems=problems, arrays=getattr(failure, 'arrays', []), selections=preflight.selections)
+    extra = {}
+    if module.params['os_facts']:
+        extra['ansible_facts'] = Distribution(module=module).get_distribution_facts()
     module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections,
-                     unresolved=preflight.unresolved if module.params['unresolved'] == 'report' else [])
+                     unresolved=preflight.unresolved if module.params['unresolved'] == 'report' else [],
+                     packages_missing=missing_packages(module, module.params['packages']), **extra)
+
+
+def missing_packages(module, names):
+    """Names dpkg-query does not show as `install ok installed`; None without dpkg-query."""
+    dpkg_query = module.get_bin_path('dpkg-query')
+    if dpkg_query is None:
+        return None
+    if not names:
+        return []
+    # rc is 1 when a name is unknown to dpkg: its line is missing, the others are still printed
+    dummy, out, dummy2 = module.run_command([dpkg_query, '--show', '--showformat=${Package} ${Status}\n'] + names)
+    return dpkg_missing(names, out)
+
+
+def dpkg_missing(names, out):
+    installed = set(line.split(' ', 1)[0] for line in out.splitlines() if line.endswith(' install ok installed'))
+    return [name for name in names if name not in installed]
 
 
 if __name__ == '__main__':

@@ -31,7 +31,11 @@ author:
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
+  - iotune.storage.attributes.facts
 attributes:
+  facts:
+    support: full
+    details: With O(facts=true) only, C(iotune_readahead) as M(iotune.storage.readahead_facts) returns it.
   check_mode:
     support: full
     details:
@@ -154,6 +158,13 @@ options:
     type: str
     choices: [fail, skip]
     default: fail
+  facts:
+    description:
+      - Also return the facts of M(iotune.storage.readahead_facts) (C(ansible_facts.iotune_readahead), every block
+        device) as they are after this call, from the same scan of the host (scanned again only when udev
+        re-applied rules); the tune role's summary then needs no call of its own.
+    type: bool
+    default: false
 notes:
   - Readahead is copied into a file's state when the file is opened; processes that already hold their data files
     open keep the old value until they reopen them. Restart the database after a change (RV(readahead_changed)).
@@ -193,6 +204,10 @@ EXAMPLES = r'''
 '''
 
 RETURN = r'''
+ansible_facts:
+  description: With O(facts=true), C(iotune_readahead) as M(iotune.storage.readahead_facts) returns it.
+  returned: success and O(facts=true)
+  type: dict
 rules_file:
   description: Path of the rules file.
   returned: always
@@ -262,6 +277,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
 from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
 
 TUNED_ETC = '/etc/tuned'
 TUNED_DIRS = ('/etc/tuned/profiles', '/etc/tuned', '/usr/lib/tuned/profiles', '/usr/lib/tuned')
@@ -304,6 +320,7 @@ def argument_spec():
         tuned=dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
         tuned_profile=dict(type='str', default='iotune-storage'),
         container=dict(type='str', choices=['fail', 'skip'], default='fail'),
+        facts=dict(type='bool', default=False),
     )
 
 
@@ -526,6 +543,18 @@ class UdevTuning(object):
             self.fail('live values differ from the udev rules after trigger and settle (udev ignores '
                       'failed writes; see journalctl -u systemd-udevd): ' + '; '.join(failures))
 
+    def add_facts(self):
+        """ansible_facts.iotune_readahead of readahead_facts, as the devices are now."""
+        if self.result['triggered'] and not self.module.check_mode and not self.p['validate_only']:
+            self.host.rescan()      # udev wrote new values after the scan the plan was made from
+        try:
+            facts, warnings = self.host.block_facts()
+        except SysfsBlockError as e:
+            raise Failure('readahead facts: %s' % e, **self.result)
+        for warning in warnings:
+            self.module.warn(warning)
+        self.result['ansible_facts'] = {'iotune_readahead': facts}
+
     def run(self):
         p = self.p
         self.check_container()
@@ -550,9 +579,12 @@ def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     call = UdevTuning(module, BlockHost(root=HOST_ROOT))
     try:
-        call.run()
-    except Done:
-        pass
+        try:
+            call.run()
+        except Done:
+            pass
+        if module.params['facts']:
+            call.add_facts()
     except Failure as e:
         module.fail_json(msg=str(e), **e.data)
     module.exit_json(**call.result)

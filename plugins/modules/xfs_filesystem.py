@@ -76,6 +76,12 @@ options:
         exists (RV(mountpoint_exists)) and which other mount points the fstab gives this filesystem
         (RV(fstab_elsewhere)), so that the P(iotune.storage.xfs#role) role needs no further round trip.
     type: path
+  mount_options:
+    description:
+      - With O(mountpoint), the options field of the fstab line that the caller means to write (for example
+        C(noatime,nofail,x-systemd.device-timeout=90s)). RV(mounted_as_planned) then says whether that line is
+        already there and the filesystem is mounted on O(mountpoint), so that a re-run needs no mount call.
+    type: str
   fstab:
     description: Path of the fstab file read for RV(fstab_elsewhere).
     type: path
@@ -174,6 +180,13 @@ cmd:
   returned: always
   type: list
   elements: str
+mounted_as_planned:
+  description:
+    - V(true) when the fstab has exactly one active line for O(mountpoint), and it is
+      C(UUID=<uuid> <mountpoint> xfs <mount_options> 0 0), and this filesystem is mounted there now
+      (C(/proc/self/mountinfo)). V(false) otherwise, and without O(mountpoint) or O(mount_options).
+  returned: always
+  type: bool
 """
 
 import os
@@ -187,17 +200,33 @@ from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHo
 from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
 
 
-def where_to_mount(view, result, mountpoint, fstab_path):
-    """mountpoint_exists and fstab_elsewhere of ``result`` (read-only; the xfs role's mount step)."""
+def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=None):
+    """mountpoint_exists, fstab_elsewhere and mounted_as_planned of ``result`` (read-only; the xfs role's
+    mount step)."""
     if not mountpoint:
-        return {'mountpoint_exists': None, 'fstab_elsewhere': []}
+        return {'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_as_planned': False}
     mountpoint = fstab.normalise_mountpoint(mountpoint)
     elsewhere = []
+    planned = False
     if result.get('uuid'):
         spec = 'UUID=%s' % result['uuid']
-        elsewhere = [line['mountpoint'] for line in fstab.entries(view._read(fstab_path, '') or '')
-                     if line['source'] == spec and line['mountpoint'] != mountpoint]
-    return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere}
+        lines = fstab.entries(view._read(fstab_path, '') or '')
+        elsewhere = [line['mountpoint'] for line in lines if line['source'] == spec and line['mountpoint'] != mountpoint]
+        if options and device:
+            here = [line for line in lines if line['mountpoint'] == mountpoint]
+            planned = (len(here) == 1 and here[0]['line'].split()[2:] == ['xfs', options, '0', '0']
+                       and here[0]['source'] == spec and mounted_here(view, device, mountpoint))
+    return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere,
+            'mounted_as_planned': planned}
+
+
+def mounted_here(view, device, mountpoint):
+    """Is ``device`` (any path to it) mounted on ``mountpoint`` now?"""
+    if not view.exists(device):
+        return False
+    majmin = view.block_majmin(view.realpath(device))
+    return any((major, minor) == tuple(majmin or ()) and point == mountpoint
+               for major, minor, point, dummy in view.mounts())
 
 
 def main():
@@ -210,6 +239,7 @@ def main():
             allow_data=dict(type='bool', default=False),
             allow_shared_disk=dict(type='bool', default=False),
             mountpoint=dict(type='path'),
+            mount_options=dict(type='str'),
             fstab=dict(type='path', default='/etc/fstab'),
         ),
         required_together=[('su_kb', 'sw')],
@@ -227,7 +257,8 @@ def main():
         failure = e
     if failure is not None:
         module.fail_json(msg=str(failure), device=module.params['device'], **getattr(failure, 'data', {}))
-    result.update(where_to_mount(view, result, module.params['mountpoint'], module.params['fstab']))
+    result.update(where_to_mount(view, result, module.params['mountpoint'], module.params['fstab'],
+                                 device=module.params['device'], options=module.params['mount_options']))
     if module._diff:
         before = {} if result['created'] else {'fstype': 'xfs', 'uuid': result['uuid'], 'label': result['label']}
         after = {'fstype': 'xfs', 'label': result['label'], 'su_kb': (result['expected'] or {}).get('su_kb'),

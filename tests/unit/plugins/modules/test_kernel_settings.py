@@ -161,3 +161,34 @@ def test_main_reports_through_exit_json(host, monkeypatch, capsys):
     out = json.loads(capsys.readouterr().out)
     assert e.value.code == 0, out
     assert out['changed'] is False and 'vm.swappiness' in out['sysctl']
+
+
+class EnabledRunner(Runner):
+    """systemctl is-enabled answers `state` for the unit."""
+
+    def __init__(self, state):
+        super(EnabledRunner, self).__init__()
+        self.state = state
+
+    def __call__(self, argv):
+        self.calls.append(argv)
+        return (0 if self.state in ('enabled', 'static') else 1), self.state + '\n', ''
+
+
+@pytest.mark.parametrize('state, expected', [('enabled', True), ('disabled', False), ('static', False),
+                                             ('not-found', False)])
+def test_thp_unit_enabled_is_read_with_systemctl(host, state, expected):
+    run = EnabledRunner(state)
+    result = mod.KernelSettings({'sysctl': SYSCTL, 'thp': NEVER, 'sysctl_file': OURS, 'mode': 'report',
+                                 'tuned_profile': 'x', 'thp_unit': 'iotune-storage-thp.service'},
+                                root=host.root, run=run, systemctl='/usr/bin/systemctl').apply()
+    assert result['thp_unit_enabled'] is expected
+    assert run.calls == [['/usr/bin/systemctl', 'is-enabled', 'iotune-storage-thp.service']]
+
+
+def test_thp_unit_enabled_without_unit_or_systemctl(host):
+    assert checker(host).apply()['thp_unit_enabled'] is None
+    result = mod.KernelSettings({'sysctl': SYSCTL, 'thp': NEVER, 'sysctl_file': OURS, 'mode': 'report',
+                                 'tuned_profile': 'x', 'thp_unit': 'u.service'}, root=host.root, run=Runner(),
+                                systemctl=None).apply()
+    assert result['thp_unit_enabled'] is False

@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from ansible_collections.iotune.storage.plugins.modules import storage_preflight as mod
 from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError
 
 
@@ -183,3 +184,34 @@ def test_every_problem_is_listed(host):
     host.on(['blkid', '-p', '-o', 'export', '/dev/vdd'], 0, 'TYPE=ext4\n')
     problems = refused(host, array(devices=['/dev/vdb', '/dev/vdz']), array('logs', ['/dev/vdd', '/dev/vde'], '/srv/logs'))
     assert len(problems) == 3
+
+
+DPKG_OUT = 'mdadm install ok installed\nxfsprogs deinstall ok config-files\n'
+
+
+def test_dpkg_missing_counts_only_installed_packages():
+    # xfsprogs removed (config files left) and a name dpkg does not know (no line) are both missing
+    assert mod.dpkg_missing(['mdadm', 'xfsprogs', 'fio'], DPKG_OUT) == ['xfsprogs', 'fio']
+    assert mod.dpkg_missing(['mdadm'], DPKG_OUT) == []
+
+
+class FakeModule(object):
+    def __init__(self, bins, out=''):
+        self.bins, self.out, self.calls = bins, out, []
+
+    def get_bin_path(self, name):
+        return self.bins.get(name)
+
+    def run_command(self, argv):
+        self.calls.append(argv)
+        return 1, self.out, 'dpkg-query: no packages found matching fio'
+
+
+def test_missing_packages_in_the_same_call_and_none_without_dpkg():
+    module = FakeModule({'dpkg-query': '/usr/bin/dpkg-query'}, DPKG_OUT)
+    assert mod.missing_packages(module, ['mdadm', 'xfsprogs', 'fio']) == ['xfsprogs', 'fio']
+    assert module.calls == [['/usr/bin/dpkg-query', '--show', '--showformat=${Package} ${Status}\n',
+                             'mdadm', 'xfsprogs', 'fio']]
+    assert mod.missing_packages(module, []) == [] and len(module.calls) == 1
+    # EL and other families: the roles install with the package module, as before
+    assert mod.missing_packages(FakeModule({}), ['mdadm']) is None

@@ -345,6 +345,25 @@ def test_one_host_scan_per_call(host, capsys, monkeypatch, inventory_scans):
     assert inventory_scans == [host.sys]
 
 
+def test_facts_as_after_the_call_from_one_scan_when_nothing_changed(host, capsys, monkeypatch, inventory_scans):
+    """facts: true returns readahead_facts' facts in the same call (the tune summary needs no call of its own)."""
+    from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+    args = {'devices': entries(host), 'rules_file': host.rules, 'facts': True}
+    code, out = run(capsys, monkeypatch, FakeUdev(host, APPLIED), args)
+    assert code == 0, out
+    facts = out['ansible_facts']['iotune_readahead']
+    # the values udev wrote, not those of the scan the plan was made from: a second scan after the trigger
+    assert inventory_scans == [host.sys, host.sys]
+    assert facts == json.loads(json.dumps(BlockHost(root=host.root).block_facts()[0]))
+    assert [facts[name]['read_ahead_kb'] for name in ('md0', 'vdb', 'vdc')] == [8, 8, 8]
+    del inventory_scans[:]
+    code, out = run(capsys, monkeypatch, FakeUdev(host, APPLIED), args)
+    assert code == 0 and out['changed'] is False and out['ansible_facts']['iotune_readahead'] == facts
+    assert inventory_scans == [host.sys]
+    code, out = run(capsys, monkeypatch, FakeUdev(host, APPLIED), dict(args, facts=False))
+    assert 'ansible_facts' not in out
+
+
 def test_drift_triggers_only_the_drifting_device(host, capsys, monkeypatch):
     fake = FakeUdev(host, APPLIED)
     args = {'devices': entries(host), 'rules_file': host.rules}

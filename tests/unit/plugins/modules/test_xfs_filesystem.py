@@ -194,9 +194,47 @@ def test_where_to_mount_reads_the_mount_point_and_fstab_in_the_same_call(host):
     os.makedirs(os.path.join(host.root, 'var/lib/cassandra'))
     view = host.view()
     found = mod.where_to_mount(view, {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab')
-    assert found == {'mountpoint_exists': True, 'fstab_elsewhere': ['/srv/old data']}
+    assert found == {'mountpoint_exists': True, 'fstab_elsewhere': ['/srv/old data'], 'mounted_as_planned': False}
     # check mode before the filesystem exists: no UUID, nothing elsewhere; a missing mount point
     assert mod.where_to_mount(view, {'uuid': None}, '/srv/new', '/etc/fstab') == {
-        'mountpoint_exists': False, 'fstab_elsewhere': []}
+        'mountpoint_exists': False, 'fstab_elsewhere': [], 'mounted_as_planned': False}
     assert mod.where_to_mount(view, {'uuid': '0b7e-11'}, None, '/etc/fstab') == {
-        'mountpoint_exists': None, 'fstab_elsewhere': []}
+        'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_as_planned': False}
+
+
+OPTS = 'noatime,nofail,x-systemd.device-timeout=90s'
+
+
+@pytest.mark.parametrize('fstab, mounted, expected', [
+    # the line the xfs role's mount task writes, and the array mounted there: no mount call needed
+    ('UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS, True, True),
+    # negative controls: each difference means the mount task must run
+    ('UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS, False, False),                 # not mounted
+    ('UUID=0b7e-11 /var/lib/cassandra xfs noatime,nofail 0 0\n', True, False),              # other options
+    ('UUID=0b7e-11 /var/lib/cassandra xfs %s 0 2\n' % OPTS, True, False),                   # fsck pass
+    ('UUID=0b7e-11 /var/lib/cassandra xfs %s\n' % OPTS, True, False),                       # fields missing
+    ('UUID=other /var/lib/cassandra xfs %s 0 0\n' % OPTS, True, False),                     # another filesystem
+    ('/dev/md/data /var/lib/cassandra xfs %s 0 0\n' % OPTS, True, False),                   # not by UUID
+    ('UUID=0b7e-11 /var/lib/cassandra ext4 %s 0 0\n' % OPTS, True, False),                  # another type
+    ('UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\nUUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % (OPTS, OPTS),
+     True, False),                                                                           # two lines
+    ('# UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS, True, False),                 # commented out
+])
+def test_mounted_as_planned_only_for_the_exact_line_and_a_live_mount(host, fstab, mounted, expected):
+    host.write('etc/fstab', fstab)
+    os.makedirs(os.path.join(host.root, 'var/lib/cassandra'))
+    if mounted:
+        host.mount('9:127', '/var/lib/cassandra')
+    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra/', '/etc/fstab',
+                               device='/dev/md/data', options=OPTS)
+    assert found['mounted_as_planned'] is expected
+
+
+def test_mounted_as_planned_needs_this_device_mounted_there(host):
+    host.disk('vdz', '254:400')
+    host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS)
+    host.mount('254:400', '/var/lib/cassandra')         # something else is mounted there
+    assert mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
+                              device='/dev/md/data', options=OPTS)['mounted_as_planned'] is False
+    assert mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
+                              device='/dev/md/data', options=None)['mounted_as_planned'] is False

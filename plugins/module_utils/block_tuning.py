@@ -514,3 +514,51 @@ def container_markers(root='/'):
         if os.path.exists(os.path.join(root, marker)):
             return 'found /%s' % marker
     return None
+
+
+# What a plan validated before any change (the profile role's preflight, udev_block_tuning validate_only)
+# may leave unmatched: the md arrays that the same play creates.
+VALIDATE_UNMATCHED = ('md_name', 'md_uuid')
+
+
+def devices_option():
+    """The argument spec of the ``devices`` option (udev_block_tuning; storage_preflight's ``tuning``)."""
+    return dict(
+        type='list', elements='dict', default=[],
+        options=dict(
+            device=dict(type='str'),
+            md_name=dict(type='str'),
+            md_uuid=dict(type='str'),
+            ebs_volume_id=dict(type='str'),
+            serial=dict(type='str'),
+            kernel=dict(type='str'),
+            scheduler=dict(type='str'),
+            scheduler_by_class=dict(type='dict'),
+            read_ahead_kb=dict(type='int'),
+            read_ahead_sectors=dict(type='int'),
+            nr_requests=dict(type='int'),
+            max_sectors_kb=dict(type='int'),
+            rotational=dict(type='bool'),
+        ),
+        mutually_exclusive=[list(SELECTOR_KEYS), ['read_ahead_kb', 'read_ahead_sectors'],
+                            ['scheduler', 'scheduler_by_class']],
+        required_one_of=[list(SELECTOR_KEYS)],
+    )
+
+
+def page_kb():
+    try:
+        return max(os.sysconf('SC_PAGE_SIZE') // 1024, 1)
+    except (ValueError, OSError, AttributeError):
+        return 4
+
+
+def host_plan(entries, host, allow_unmatched=False, modules_root='/lib/modules'):
+    """plan() of ``entries`` (validated by devices_option()) against this host's one scan; raises TuningError."""
+    for entry in entries:
+        for key in entry.get('scheduler_by_class') or {}:
+            if key not in DEVICE_CLASSES:
+                raise TuningError('scheduler_by_class key %r is not a device class (%s)'
+                                  % (key, ', '.join(DEVICE_CLASSES)))
+    return plan(entries, collect_devices(host), host, page_kb=page_kb(), allow_unmatched=allow_unmatched,
+                loadable=loadable_schedulers(os.path.join(modules_root, os.uname()[2])))

@@ -130,6 +130,43 @@ def tuned_conflicts(tuned_ra, expected):
     return out
 
 
+def readahead_state(expected, get_bin_path, run_command, etc_dir, dirs):
+    """(info, conflicts) of the running tuned against the ``expected`` readahead per device.
+
+    ``info``: active, profile, readahead, conflicts (device names), override (False). Without tuned-adm,
+    with tuned stopped or without an active profile there is nothing that could overwrite the values.
+    """
+    info = {'active': False, 'profile': None, 'readahead': None, 'conflicts': [], 'override': False}
+    if not get_bin_path('tuned-adm'):
+        return info, []
+    systemctl = get_bin_path('systemctl')
+    if systemctl:
+        rc, dummy, dummy2 = run_command([systemctl, 'is-active', '--quiet', 'tuned.service'])
+        info['active'] = rc == 0
+    else:
+        info['active'] = os.path.exists('/run/tuned/tuned.pid')
+    if not info['active']:
+        return info, []
+    profile = (_read(os.path.join(etc_dir, 'active_profile')) or '').strip()
+    info['profile'] = profile or None
+    if not profile:
+        return info, []
+    ra = tuned_readahead(profile, dirs)
+    info['readahead'] = ra[0] if ra else None
+    conflicts = tuned_conflicts(ra, expected)
+    info['conflicts'] = [c[0] for c in conflicts]
+    return info, conflicts
+
+
+def readahead_refusal(info, conflicts, override_profile):
+    """Why tune stops when the active tuned profile would overwrite the readahead (tuned=fail)."""
+    detail = ', '.join('%s wants %d KiB, tuned sets %d KiB' % c for c in conflicts)
+    return ("tuned is active with profile %r whose [disk] readahead=%s overrides the udev values (%s). Set "
+            "block_tuning_tuned_override: true (module option tuned=override) to install the override profile "
+            "%r, or choose a tuned profile without disk readahead" % (info['profile'], info['readahead'], detail,
+                                                                      override_profile))
+
+
 DISK_OVERRIDE_TEMPLATE = """\
 # Managed by Ansible (iotune.storage.block_tuning).
 # Same as tuned profile "{parent}", but without its [disk] unit: scheduler and readahead are set

@@ -102,6 +102,17 @@ options:
     type: str
     choices: [fail, report]
     default: fail
+  tuning:
+    description:
+      - The tuning plan to check against this host's devices in the same call, as
+        M(iotune.storage.udev_block_tuning) does with O(iotune.storage.udev_block_tuning#module:validate_only=true)
+        (the same code). Keys C(devices), entries of that module's O(iotune.storage.udev_block_tuning#module:devices)
+        option, checked by the same argument spec, and C(tuned) (V(fail), the default, V(override) or V(ignore)).
+      - md arrays that the same play creates may be missing; every other selector must match a device. With
+        C(tuned=fail), an active tuned profile whose C([disk]) readahead would overwrite the values is a problem.
+      - The profile role passes the plan's C(block_tuning_devices) here when no member selector needs resolving
+        first (one round trip less).
+    type: dict
   os_facts:
     description:
       - Also return the distribution facts (C(os_family), C(distribution), C(distribution_version), ...) as
@@ -222,9 +233,13 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.facts.system.distribution import Distribution
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
+from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
 
@@ -491,6 +506,7 @@ def main():
             fstab=dict(type='path', default='/etc/fstab'),
             resolve_only=dict(type='bool', default=False),
             unresolved=dict(type='str', choices=['fail', 'report'], default='fail'),
+            tuning=dict(type='dict'),
             os_facts=dict(type='bool', default=False),
             packages=dict(type='list', elements='str', default=[]),
         ),
@@ -500,10 +516,16 @@ def main():
                      blkid=module.get_bin_path('blkid', required=True),
                      wipefs=module.get_bin_path('wipefs') or 'wipefs')
     preflight = Preflight(module.params, view)
+    tuning_problems = []
+    if module.params['tuning'] is not None:
+        tuning_problems = check_tuning(module.params['tuning'], view, module.get_bin_path, module.run_command,
+                                       module.warn)
     try:
         arrays = preflight.run()
+        if tuning_problems:
+            raise PreflightError([], arrays)
     except (PreflightError, ds.DeviceError) as failure:
-        problems = getattr(failure, 'problems', [str(failure)])
+        problems = getattr(failure, 'problems', [str(failure)]) + tuning_problems
         module.fail_json(msg='preflight refused the plan (nothing was changed): %s' % '; '.join(problems),
                          problems=problems, arrays=getattr(failure, 'arrays', []), selections=preflight.selections)
     extra = {}
@@ -512,6 +534,29 @@ def main():
     module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections,
                      unresolved=preflight.unresolved if module.params['unresolved'] == 'report' else [],
                      packages_missing=missing_packages(module, module.params['packages']), **extra)
+
+
+def check_tuning(tuning, host, get_bin_path, run_command, warn):
+    """The problems of a tuning plan on this host (udev_block_tuning validate_only, the same code)."""
+    spec = {'devices': bt.devices_option(),
+            'tuned': dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
+            'tuned_profile': dict(type='str', default='iotune-storage')}
+    checked = ArgumentSpecValidator(spec).validate(tuning)
+    if checked.error_messages:
+        return ['tuning: %s' % message for message in checked.error_messages]
+    params = checked.validated_parameters
+    try:
+        plan = bt.host_plan(params['devices'], host, allow_unmatched=bt.VALIDATE_UNMATCHED)
+    except bt.TuningError as e:
+        return [str(e)]
+    for warning in plan['warnings']:
+        warn(warning)
+    info, conflicts = tuned.readahead_state(
+        plan['expected'], get_bin_path, run_command, os.path.join('/', tuned.TUNED_ETC),
+        tuple(os.path.join('/', d) for d in tuned.TUNED_DIRS))
+    if conflicts and params['tuned'] == 'fail':
+        return [tuned.readahead_refusal(info, conflicts, params['tuned_profile'])]
+    return []
 
 
 def missing_packages(module, names):

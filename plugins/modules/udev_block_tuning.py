@@ -264,13 +264,12 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import (
-    DEVICE_CLASSES,
+    VALIDATE_UNMATCHED,
     TuningError,
-    collect_devices,
     compare,
     container_markers,
-    loadable_schedulers,
-    plan,
+    devices_option,
+    host_plan,
     read_live,
     render_rules,
 )
@@ -279,39 +278,17 @@ from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
 
-TUNED_ETC = '/etc/tuned'
-TUNED_DIRS = ('/etc/tuned/profiles', '/etc/tuned', '/usr/lib/tuned/profiles', '/usr/lib/tuned')
+TUNED_ETC = os.path.join('/', tuned.TUNED_ETC)
+TUNED_DIRS = tuple(os.path.join('/', d) for d in tuned.TUNED_DIRS)
 CONTAINER_ROOT = '/'
 # host roots; unit tests point them at fake trees
 HOST_ROOT = '/'
 MODULES_ROOT = '/lib/modules'
 
-SELECTORS = ['device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel']
-
 
 def argument_spec():
     return dict(
-        devices=dict(
-            type='list', elements='dict', default=[],
-            options=dict(
-                device=dict(type='str'),
-                md_name=dict(type='str'),
-                md_uuid=dict(type='str'),
-                ebs_volume_id=dict(type='str'),
-                serial=dict(type='str'),
-                kernel=dict(type='str'),
-                scheduler=dict(type='str'),
-                scheduler_by_class=dict(type='dict'),
-                read_ahead_kb=dict(type='int'),
-                read_ahead_sectors=dict(type='int'),
-                nr_requests=dict(type='int'),
-                max_sectors_kb=dict(type='int'),
-                rotational=dict(type='bool'),
-            ),
-            mutually_exclusive=[SELECTORS, ['read_ahead_kb', 'read_ahead_sectors'],
-                                ['scheduler', 'scheduler_by_class']],
-            required_one_of=[SELECTORS],
-        ),
+        devices=devices_option(),
         rules_file=dict(type='path', default='/etc/udev/rules.d/66-iotune-storage.rules'),
         state=dict(type='str', choices=['present', 'absent'], default='present'),
         apply=dict(type='bool', default=True),
@@ -353,27 +330,8 @@ class Runner(object):
 
 
 def tuned_state(module, expected):
-    """Return (info dict, conflicts list)."""
-    info = {'active': False, 'profile': None, 'readahead': None, 'conflicts': [], 'override': False}
-    if not module.get_bin_path('tuned-adm'):
-        return info, []
-    systemctl = module.get_bin_path('systemctl')
-    if systemctl:
-        rc, dummy, dummy2 = module.run_command([systemctl, 'is-active', '--quiet', 'tuned.service'])
-        info['active'] = rc == 0
-    else:
-        info['active'] = os.path.exists('/run/tuned/tuned.pid')
-    if not info['active']:
-        return info, []
-    profile = (files.read_text(os.path.join(TUNED_ETC, 'active_profile')) or '').strip()
-    info['profile'] = profile or None
-    if not profile:
-        return info, []
-    ra = tuned.tuned_readahead(profile, TUNED_DIRS)
-    info['readahead'] = ra[0] if ra else None
-    conflicts = tuned.tuned_conflicts(ra, expected)
-    info['conflicts'] = [c[0] for c in conflicts]
-    return info, conflicts
+    """Return (info dict, conflicts list) of the running tuned (module_utils/tuned.py)."""
+    return tuned.readahead_state(expected, module.get_bin_path, module.run_command, TUNED_ETC, TUNED_DIRS)
 
 
 class UdevTuning(object):
@@ -419,19 +377,9 @@ class UdevTuning(object):
     def make_plan(self):
         """Validate the entries against this host's devices; warnings go to the module."""
         p = self.p
+        allow = VALIDATE_UNMATCHED if p['validate_only'] else self.module.check_mode
         try:
-            page_kb = max(os.sysconf('SC_PAGE_SIZE') // 1024, 1)
-        except (ValueError, OSError, AttributeError):
-            page_kb = 4
-        devices = collect_devices(self.host)
-        for entry in p['devices']:
-            for key in entry.get('scheduler_by_class') or {}:
-                if key not in DEVICE_CLASSES:
-                    self.fail('scheduler_by_class key %r is not a device class (%s)' % (key, ', '.join(DEVICE_CLASSES)))
-        allow = ('md_name', 'md_uuid') if p['validate_only'] else self.module.check_mode
-        try:
-            pl = plan(p['devices'], devices, self.host, page_kb=page_kb, allow_unmatched=allow,
-                      loadable=loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2])))
+            pl = host_plan(p['devices'], self.host, allow_unmatched=allow, modules_root=MODULES_ROOT)
         except TuningError as e:
             self.fail(str(e))
         for warning in pl['warnings']:
@@ -470,11 +418,7 @@ class UdevTuning(object):
         detail = ', '.join('%s wants %d KiB, tuned sets %d KiB' % c for c in conflicts)
         if p['tuned'] == 'fail':
             self.result['changed'] = False
-            self.fail("tuned is active with profile %r whose [disk] readahead=%s overrides the udev "
-                      "values (%s). Set block_tuning_tuned_override: true (module option "
-                      "tuned=override) to install the override profile %r, or choose a tuned profile "
-                      "without disk readahead" % (tuned_info['profile'], tuned_info['readahead'],
-                                                  detail, p['tuned_profile']))
+            self.fail(tuned.readahead_refusal(tuned_info, conflicts, p['tuned_profile']))
         elif p['tuned'] == 'ignore':
             self.module.warn('tuned profile %r sets readahead=%s: %s'
                              % (tuned_info['profile'], tuned_info['readahead'], detail))

@@ -215,3 +215,47 @@ def test_missing_packages_in_the_same_call_and_none_without_dpkg():
     assert mod.missing_packages(module, []) == [] and len(module.calls) == 1
     # EL and other families: the roles install with the package module, as before
     assert mod.missing_packages(FakeModule({}), ['mdadm']) is None
+
+
+def bins(name):
+    return {'tuned-adm': '/usr/sbin/tuned-adm', 'systemctl': '/usr/bin/systemctl'}.get(name)
+
+
+def test_tuning_plan_is_checked_in_the_same_call(standard_host):
+    """storage_preflight's `tuning` is udev_block_tuning validate_only (the same code and argument spec)."""
+    view, warnings = standard_host.view(), []
+
+    def check(*entries):
+        return mod.check_tuning({'devices': list(entries)}, view, lambda name: None, None, warnings.append)
+
+    # the existing md array, and one that the same play creates (may be missing before it runs)
+    assert check({'md_name': 'data', 'read_ahead_kb': 8}, {'md_name': 'later', 'read_ahead_kb': 8}) == []
+    problems = check({'serial': 'no-such-disk', 'read_ahead_kb': 8})
+    assert len(problems) == 1 and 'no-such-disk' in problems[0]
+    assert 'mutually exclusive' in check({'md_name': 'data', 'read_ahead_kb': 8, 'read_ahead_sectors': 16})[0]
+    assert "scheduler_by_class key 'floppy'" in check({'md_name': 'data', 'scheduler_by_class': {'floppy': 'none'}})[0]
+
+
+def test_tuning_refuses_an_active_tuned_readahead(standard_host, monkeypatch, tmp_path):
+    profile = tmp_path / 'usr' / 'lib' / 'tuned' / 'throughput-performance'
+    profile.mkdir(parents=True)
+    (profile / 'tuned.conf').write_text('[disk]\nreadahead=>4096\n')
+    (tmp_path / 'etc' / 'tuned').mkdir(parents=True)
+    (tmp_path / 'etc' / 'tuned' / 'active_profile').write_text('throughput-performance\n')
+    monkeypatch.setattr(mod.tuned, 'TUNED_ETC', str(tmp_path / 'etc' / 'tuned'))
+    monkeypatch.setattr(mod.tuned, 'TUNED_DIRS', (str(tmp_path / 'usr' / 'lib' / 'tuned'),))
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        return 0, '', ''
+
+    tuning = {'devices': [{'md_name': 'data', 'read_ahead_kb': 8}]}
+    problems = mod.check_tuning(tuning, standard_host.view(), bins, run, None)
+    assert calls == [['/usr/bin/systemctl', 'is-active', '--quiet', 'tuned.service']]
+    assert len(problems) == 1 and "tuned is active with profile 'throughput-performance'" in problems[0]
+    assert 'md0 wants 8 KiB, tuned sets 4096 KiB' in problems[0]
+    # tuned=override: the block_tuning stage will install the override profile; nothing to refuse
+    assert mod.check_tuning(dict(tuning, tuned='override'), standard_host.view(), bins, run, None) == []
+    # negative control: tuned stopped
+    assert mod.check_tuning(tuning, standard_host.view(), bins, lambda argv: (3, '', ''), None) == []

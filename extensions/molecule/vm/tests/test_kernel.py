@@ -172,3 +172,19 @@ def test_tag_kernel_repairs_drift_once(host, subrun):
         assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 0
     finally:
         host.run("sysctl -p %s; systemctl restart %s" % (SYSCTL_FILE, THP_UNIT))
+
+
+def test_tag_kernel_enables_a_thp_unit_disabled_by_hand(host, subrun):
+    """A re-run skips the enable call only when kernel_settings read the unit as enabled (thp_unit_enabled):
+    a unit disabled by hand is enabled again by the next run, and the run after that is changed=0."""
+    host.run_expect([0], "systemctl disable %s" % THP_UNIT)
+    try:
+        assert host.run("systemctl is-enabled %s" % THP_UNIT).stdout.strip() == "disabled"
+        rc, report = run_kernel_tag(subrun)
+        assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 1, json.dumps(report["stats"])
+        assert host.run("systemctl is-enabled %s" % THP_UNIT).stdout.strip() == "enabled"
+        rc, report = run_kernel_tag(subrun)
+        assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 0
+    finally:
+        host.run("systemctl enable %s" % THP_UNIT)
+

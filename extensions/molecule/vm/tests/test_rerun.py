@@ -139,6 +139,27 @@ def _report(tmp_path, subrun):
         return json.load(f)
 
 
+def test_rerun_puts_back_an_fstab_line_changed_by_hand(host, subrun):
+    """A re-run skips the mount call only when xfs_filesystem found the very line the xfs role writes, with the
+    filesystem mounted there (mounted_as_planned): a line whose options were changed by hand is written again,
+    and the run after that is changed=0."""
+    fstab = host.file("/etc/fstab").content_string
+    line = [l for l in fstab.splitlines() if l.split()[1:2] == [MOUNTPOINT]]
+    assert len(line) == 1 and ",nofail," in line[0], fstab
+    host.run_expect([0], "sed -i 's#^\\(UUID=[^ ]* %s xfs \\)noatime,#\\1relatime,#' /etc/fstab" % MOUNTPOINT)
+    try:
+        assert host.file("/etc/fstab").content_string != fstab          # the edit took
+        rc, out, report = subrun.run({"iotune_verify": False}, tags="iotune_filesystem")
+        assert rc == 0, out
+        assert subrun.changed(report) >= 1
+        assert host.file("/etc/fstab").content_string == fstab
+        rc, out, report = subrun.run({"iotune_verify": False}, tags="iotune_filesystem")
+        assert rc == 0 and subrun.changed(report) == 0, out
+    finally:
+        if host.file("/etc/fstab").content_string != fstab:
+            host.run("sed -i 's#^\\(UUID=[^ ]* %s xfs \\)relatime,#\\1noatime,#' /etc/fstab" % MOUNTPOINT)
+
+
 def test_verify_refuses_while_a_process_holds_a_file_and_force_measures(host, subrun, holder, tmp_path):
     extra = dict(CHEAP, fio_verify_report_dir=str(tmp_path))
     rc, out, dummy = subrun.run(extra, tags="verify", json_output=False)

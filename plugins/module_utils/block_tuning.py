@@ -521,25 +521,17 @@ def container_markers(root='/'):
 VALIDATE_UNMATCHED = ('md_name', 'md_uuid')
 
 
+# the type of each setting in the argument spec (the selectors are strings)
+SETTING_TYPES = {'scheduler': 'str', 'scheduler_by_class': 'dict', 'read_ahead_kb': 'int', 'read_ahead_sectors': 'int',
+                 'nr_requests': 'int', 'max_sectors_kb': 'int', 'rotational': 'bool'}
+
+
 def devices_option():
     """The argument spec of the ``devices`` option (udev_block_tuning; storage_preflight's ``tuning``)."""
+    options = dict((key, dict(type='str')) for key in SELECTOR_KEYS)
+    options.update((key, dict(type=SETTING_TYPES[key])) for key in SETTING_KEYS)
     return dict(
-        type='list', elements='dict', default=[],
-        options=dict(
-            device=dict(type='str'),
-            md_name=dict(type='str'),
-            md_uuid=dict(type='str'),
-            ebs_volume_id=dict(type='str'),
-            serial=dict(type='str'),
-            kernel=dict(type='str'),
-            scheduler=dict(type='str'),
-            scheduler_by_class=dict(type='dict'),
-            read_ahead_kb=dict(type='int'),
-            read_ahead_sectors=dict(type='int'),
-            nr_requests=dict(type='int'),
-            max_sectors_kb=dict(type='int'),
-            rotational=dict(type='bool'),
-        ),
+        type='list', elements='dict', default=[], options=options,
         mutually_exclusive=[list(SELECTOR_KEYS), ['read_ahead_kb', 'read_ahead_sectors'],
                             ['scheduler', 'scheduler_by_class']],
         required_one_of=[list(SELECTOR_KEYS)],

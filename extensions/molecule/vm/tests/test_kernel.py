@@ -187,4 +187,3 @@ def test_tag_kernel_enables_a_thp_unit_disabled_by_hand(host, subrun):
         assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 0
     finally:
         host.run("systemctl enable %s" % THP_UNIT)
-

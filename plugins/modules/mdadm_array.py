@@ -278,6 +278,14 @@ conf_changed:
   description: Whether O(conf_path) was (or in check mode would be) changed; V(false) without O(conf_path).
   returned: always
   type: bool
+initramfs_generator:
+  description:
+    - The initramfs generator installed on the host, V(initramfs-tools) (C(update-initramfs)) before V(dracut),
+      or V(null) when neither is; the one that must rebuild the initramfs after RV(conf_changed), since the
+      initramfs carries its own copy of mdadm.conf. The same rule as M(iotune.storage.initramfs_facts).
+  returned: always
+  type: str
+  sample: initramfs-tools
 wipe_backups:
   description:
     - Files written by C(wipefs --backup) with the erased signature bytes, one per signature; the
@@ -293,6 +301,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.initramfs import installed_generator
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 # the executor lives in module_utils so that the boot-time program of ephemeral arrays runs the same code
 from ansible_collections.iotune.storage.plugins.module_utils.md_array import ArrayError, MdadmArray
@@ -334,6 +343,7 @@ def main():
         module.fail_json(msg=str(failure), device=md.md_device(module.params['name']),
                          **getattr(failure, 'data', {}))
     changed = bool(result['created'] or result['assembled'] or result['stopped'] or result['conf_changed'])
+    result['initramfs_generator'] = installed_generator()
     if diff and module._diff:
         result['diff'] = diff if len(diff) > 1 else diff[0]
     module.exit_json(changed=changed, **result)

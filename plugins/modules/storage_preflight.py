@@ -207,6 +207,10 @@ unresolved:
   sample:
     - array: data
       problem: 'ebs_volume_id=vol-0123456789abcdef0 matches no disk on this host (cloud disks seen: ...)'
+tuning_checked:
+  description: Whether O(tuning) was given and checked in this call (the profile role then needs no separate check).
+  returned: success
+  type: bool
 packages_missing:
   description:
     - The names of O(packages) that C(dpkg-query) does not show as installed; V(null) on a host without
@@ -533,6 +537,7 @@ def main():
         extra['ansible_facts'] = Distribution(module=module).get_distribution_facts()
     module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections,
                      unresolved=preflight.unresolved if module.params['unresolved'] == 'report' else [],
+                     tuning_checked=module.params['tuning'] is not None,
                      packages_missing=missing_packages(module, module.params['packages']), **extra)
 
 

@@ -292,7 +292,9 @@ def stable_path(info, selector, shared_nsid=None):
 
 
 def resolve(host, selector):
-    """[(kname, stable path)] of the disks ``selector`` (normalised) names, in kernel-name order.
+    """[(kname, stable path)] of the disks ``selector`` (normalised) names, in the natural order of the stable
+    paths (local-ssd-2 before local-ssd-10): the same order at every boot, whatever order the kernel probed
+    the disks in (SCSI disks are probed in parallel, so sda and sdb can swap between boots).
 
     Raises SelectorError naming the selector when nothing matches, when a single-disk selector matches
     more than one disk, when instance_store matches another number of disks than its count, or when a
@@ -324,7 +326,12 @@ def resolve(host, selector):
             raise SelectorError('%s matches /dev/%s, which has no /dev/disk/by-id link (udev has not named it)'
                                 % (what, name))
         result.append((name, path))
-    return result
+    return sorted(result, key=lambda found: _natural(found[1]))
+
+
+def _natural(text):
+    """Sort key: runs of digits compare as numbers."""
+    return [(1, int(part), '') if part.isdigit() else (0, 0, part) for part in re.findall(r'\d+|\D+', text)]
 
 
 def _shared_nsid(inv, name, info):

@@ -257,6 +257,18 @@ def test_instance_store_all_with_and_without_count(fake_host):
         resolved(fake_host, {'instance_store': 'all', 'count': 4})
 
 
+def test_instance_store_order_is_the_stable_paths_not_the_probe_order(fake_host):
+    """SCSI disks are probed in parallel: local SSD 1 may be sda at one boot and sdb at the next (seen in the
+    lab's CI). The members come in the natural order of their stable paths, whatever the kernel names."""
+    for kname, majmin, index in (('sda', '8:0', 10), ('sdb', '8:16', 1), ('sdc', '8:32', 2)):
+        scsi(fake_host, kname, majmin, '0:0:%d:0' % index, 'Google', 'EphemeralDisk', serial='local-ssd-%d' % index,
+             by_id=('scsi-0Google_EphemeralDisk_local-ssd-%d' % index,))
+    assert resolved(fake_host, {'instance_store': 'all'}) == [
+        ('sdb', '/dev/disk/by-id/scsi-0Google_EphemeralDisk_local-ssd-1'),
+        ('sdc', '/dev/disk/by-id/scsi-0Google_EphemeralDisk_local-ssd-2'),
+        ('sda', '/dev/disk/by-id/scsi-0Google_EphemeralDisk_local-ssd-10')]
+
+
 def test_instance_store_on_a_host_without_any(fake_host):
     azure_scsi(fake_host)
     with pytest.raises(cloud.SelectorError, match='instance_store=all matches no disk'):

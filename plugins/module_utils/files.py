@@ -13,11 +13,21 @@ new one, never half of one.
 In a module run, pass ``AnsibleModule.atomic_move`` as ``replace``: it keeps an existing file's mode,
 owner and SELinux context and gives a new file the default context. Elsewhere (unit tests, programs
 that run without Ansible) :func:`replace_keeping_owner` does the same except for SELinux.
+
+:func:`snapshot` reads the state (sha1, mode, owner) of the files matching some patterns in one call, and
+:func:`pending_changes` tells from such a snapshot which of a set of wanted files the config_files module
+would change: a caller that read the snapshot earlier in the run skips a call that would only confirm.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import glob
+import grp
+import hashlib
 import os
+import pwd
+import stat
 import tempfile
 
 
@@ -79,3 +89,84 @@ def _fsync_directory(directory):
         pass
     finally:
         os.close(fd)
+
+
+def _name(table, ident):
+    try:
+        return table(ident)[0]
+    except KeyError:
+        return str(ident)
+
+
+def file_state(path):
+    """{path, checksum (sha1, regular files only), mode ('0644'), pw_name, gr_name, uid, gid, islnk, isreg, isdir}.
+
+    The keys are those of ansible.builtin.find's results. None when ``path`` does not exist.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    state = {'path': path, 'mode': '%04o' % stat.S_IMODE(st.st_mode), 'uid': st.st_uid, 'gid': st.st_gid,
+             'pw_name': _name(pwd.getpwuid, st.st_uid), 'gr_name': _name(grp.getgrgid, st.st_gid),
+             'islnk': stat.S_ISLNK(st.st_mode), 'isreg': stat.S_ISREG(st.st_mode), 'isdir': stat.S_ISDIR(st.st_mode)}
+    if state['isreg']:
+        digest = hashlib.sha1()
+        with open(path, 'rb') as f:
+            for block in iter(lambda: f.read(65536), b''):
+                digest.update(block)
+        state['checksum'] = digest.hexdigest()
+    return state
+
+
+def snapshot(patterns):
+    """{pattern: the states of the existing paths it matches (``glob``), sorted by path} (absolute patterns)."""
+    read = {}
+    for pattern in patterns:
+        if not os.path.isabs(pattern):
+            raise ValueError('files: pattern %r is not an absolute path' % pattern)
+        states = (file_state(path) for path in sorted(set(glob.glob(pattern))))
+        read[pattern] = [state for state in states if state is not None]
+    return read
+
+
+def pattern_matches(pattern, path):
+    """``glob`` semantics: each ``/``-separated part of ``path`` matches the same part of ``pattern``."""
+    parts, pattern_parts = path.split('/'), pattern.split('/')
+    return len(parts) == len(pattern_parts) and all(fnmatch.fnmatchcase(part, want)
+                                                    for part, want in zip(parts, pattern_parts))
+
+
+def _same_id(wanted, name, number):
+    wanted = str(wanted)
+    return wanted == str(number) if wanted.isdigit() else wanted == name
+
+
+def pending_changes(wanted, found, remove_unlisted=()):
+    """Paths config_files would write, fix or remove, judged from ``found`` (a :func:`snapshot`).
+
+    ``wanted`` are config_files entries ({path, content, state, mode, owner, group}, the module's defaults
+    apply); ``found`` must have read every wanted path and every ``remove_unlisted`` pattern.
+    """
+    have = dict((os.path.normpath(f['path']), f) for f in found)
+    changes = []
+    for entry in wanted:
+        path = os.path.normpath(entry['path'])
+        state = have.get(path)
+        if entry.get('state', 'present') == 'absent':
+            if state is not None:
+                changes.append(entry['path'])
+            continue
+        content = entry.get('content') or ''
+        if (state is None or not state.get('isreg', True)
+                or state.get('checksum') != hashlib.sha1(content.encode('utf-8')).hexdigest()
+                or int(state['mode'], 8) != int(entry.get('mode') or '0644', 8)
+                or not _same_id(entry.get('owner') or 'root', state.get('pw_name'), state.get('uid'))
+                or not _same_id(entry.get('group') or 'root', state.get('gr_name'), state.get('gid'))):
+            changes.append(entry['path'])
+    listed = set(os.path.normpath(entry['path']) for entry in wanted)
+    for path in sorted(have):
+        if path not in listed and not have[path].get('isdir') and any(
+                pattern_matches(pattern, path) for pattern in remove_unlisted):
+            changes.append(path)
+    return changes

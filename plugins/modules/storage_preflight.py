@@ -128,9 +128,17 @@ options:
     type: list
     elements: str
     default: []
+  files:
+    description:
+      - Shell patterns (C(glob)) of absolute paths; RV(files) returns, for each, the state of every existing path
+        that matches (sha1, mode, owner), read in the same call.
+      - The tune role passes the files its kernel, xfs and ephemeral stages keep (sysctl file, THP unit,
+        drop-ins, boot units); a stage whose files all match what it would write needs no call of its own.
+    type: list
+    elements: str
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages)); reads sysfs,
-    C(/proc/self/mountinfo), C(/proc/swaps) and the fstab file; writes nothing.
+    C(/proc/self/mountinfo), C(/proc/swaps), the fstab file and the files of O(files); writes nothing.
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
@@ -219,6 +227,17 @@ packages_missing:
   type: list
   elements: str
   sample: [mdadm]
+files:
+  description:
+    - With O(files), by pattern, one entry per existing path that matches, sorted by path, with the keys of
+      M(ansible.builtin.find)'s results C(path), C(checksum) (sha1, regular files only), C(mode), C(pw_name),
+      C(gr_name), C(uid), C(gid), C(islnk), C(isreg) and C(isdir). V(null) without O(files).
+  returned: success
+  type: dict
+  sample:
+    /etc/sysctl.d/90-iotune-storage.conf:
+      - {path: /etc/sysctl.d/90-iotune-storage.conf, checksum: 3f786850e387550fdab836ed7e6dc881de23001b,
+         mode: '0644', pw_name: root, gr_name: root, uid: 0, gid: 0, islnk: false, isreg: true, isdir: false}
 ansible_facts:
   description: With O(os_facts=true), the distribution facts, as M(ansible.builtin.setup) gathers them.
   returned: success and O(os_facts=true)
@@ -242,6 +261,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
@@ -513,6 +533,7 @@ def main():
             tuning=dict(type='dict'),
             os_facts=dict(type='bool', default=False),
             packages=dict(type='list', elements='str', default=[]),
+            files=dict(type='list', elements='str'),
         ),
         supports_check_mode=True,
     )
@@ -532,7 +553,12 @@ def main():
         problems = getattr(failure, 'problems', [str(failure)]) + tuning_problems
         module.fail_json(msg='preflight refused the plan (nothing was changed): %s' % '; '.join(problems),
                          problems=problems, arrays=getattr(failure, 'arrays', []), selections=preflight.selections)
-    extra = {}
+    extra = {'files': None}
+    if module.params['files'] is not None:
+        try:
+            extra['files'] = fileutil.snapshot(module.params['files'])
+        except (ValueError, IOError, OSError) as e:
+            module.fail_json(msg='preflight could not read the files: %s' % e)
     if module.params['os_facts']:
         extra['ansible_facts'] = Distribution(module=module).get_distribution_facts()
     module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections,

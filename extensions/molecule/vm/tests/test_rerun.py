@@ -31,6 +31,13 @@ HOLDER_FILE = MOUNTPOINT + "/iotune-rerun-holder.txt"
 MARKER = "/var/tmp/iotune-rerun-cache-marker.bin"   # on the root filesystem: someone else's cache
 VERIFY_TASK = "Verify the tuning with fio"
 FIO_TASK = "Run the fio jobs"
+# tasks a re-run skips on the preflight's read of the files (write, write, read)
+SNAPSHOT_SKIPS = ("Keep the services off an empty mount point (RequiresMountsFor drop-ins)",
+                  "Write the sysctl file and the THP unit (only what differs)",
+                  "Find the units, links and drop-ins this role installed before (with checksums)")
+SYSCTL_FILE = "/etc/sysctl.d/90-iotune-storage.conf"
+DROPIN = "/etc/systemd/system/cassandra.service.d/iotune-storage-mounts.conf"
+GHOST_UNIT = "/etc/systemd/system/iotune-ephemeral-ghost.service"
 # one cheap job (each verify sub-run also runs the profile step)
 CHEAP = {
     "fio_verify_jobs": [{"name": "mmap_rand4k", "rw": "randread", "bs": "4k", "ioengine": "mmap",
@@ -100,6 +107,11 @@ def test_rerun_keeps_the_owner_and_starts_no_fio(host, subrun, watcher):
         alone = subrun.tasks(report, "Validate the tuning plan against this host's devices (changes nothing)")
         assert len(preflight) == 1 and len(alone) == 1, (preflight, alone)
         assert (preflight[0].get("tuning_checked") is True) != (not alone[0].get("skipped")), (preflight, alone)
+        # the preflight call read the files of the xfs, ephemeral and kernel stages: no call only to confirm them
+        # (test_rerun_puts_back_files_changed_by_hand is the negative control)
+        for name in SNAPSHOT_SKIPS:
+            found = subrun.tasks(report, name)
+            assert len(found) == 1 and found[0].get("skipped"), (name, found)
         # the verify include was evaluated and skipped for every array, so no fio task exists in the run
         verify = subrun.tasks(report, VERIFY_TASK)
         assert verify, "task %r not in the report" % VERIFY_TASK
@@ -164,6 +176,31 @@ def test_rerun_puts_back_an_fstab_line_changed_by_hand(host, subrun):
     finally:
         if host.file("/etc/fstab").content_string != fstab:
             host.run("sed -i 's#^\\(UUID=[^ ]* %s xfs \\)relatime,#\\1noatime,#' /etc/fstab" % MOUNTPOINT)
+
+
+def test_rerun_puts_back_files_changed_by_hand(host, subrun):
+    """The stages skip their file calls only when the preflight's read shows the files as they would write them:
+    a sysctl file edited by hand, a drop-in with another mode and a boot unit an earlier run would have left
+    (no ephemeral array of that name) are each put back or removed, and the run after that is changed=0."""
+    sysctl = host.file(SYSCTL_FILE).content_string
+    assert "vm." in sysctl and host.file(DROPIN).mode == 0o644
+    host.check_output("echo '# by hand' >> %s && chmod 0600 %s" % (SYSCTL_FILE, DROPIN))
+    host.check_output("printf '[Unit]\\nDescription=left by an earlier run\\n' > %s" % GHOST_UNIT)
+    try:
+        rc, out, report = subrun.run({"iotune_verify": False})
+        assert rc == 0, out
+        assert subrun.changed(report) >= 3, out
+        for name in SNAPSHOT_SKIPS[:2]:
+            assert subrun.tasks(report, name)[0].get("changed"), name
+        assert host.file(SYSCTL_FILE).content_string == sysctl
+        assert host.file(DROPIN).mode == 0o644
+        assert not host.file(GHOST_UNIT).exists
+        rc, out, report = subrun.run({"iotune_verify": False})
+        assert rc == 0 and subrun.changed(report) == 0, out
+    finally:
+        host.run("rm -f %s; chmod 0644 %s" % (GHOST_UNIT, DROPIN))
+        if host.file(SYSCTL_FILE).content_string != sysctl:
+            host.run("sed -i '/^# by hand$/d' %s" % SYSCTL_FILE)
 
 
 def test_verify_refuses_while_a_process_holds_a_file_and_force_measures(host, subrun, holder, tmp_path):

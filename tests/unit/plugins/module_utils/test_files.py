@@ -66,3 +66,35 @@ def _umask():
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+def test_snapshot_by_pattern_with_the_keys_of_find(tmp_path):
+    (tmp_path / 'a.d').mkdir()
+    conf = tmp_path / 'a.d' / 'x.conf'
+    conf.write_text('a\n')
+    os.chmod(conf, 0o640)
+    (tmp_path / 'link.conf').symlink_to(conf)
+    read = files.snapshot([str(tmp_path / '*.d' / 'x.conf'), str(tmp_path / '*.conf'), str(tmp_path / 'none')])
+    assert read[str(tmp_path / 'none')] == []
+    state, = read[str(tmp_path / '*.d' / 'x.conf')]
+    assert state['path'] == str(conf) and state['mode'] == '0640' and state['isreg'] and not state['islnk']
+    assert state['checksum'] == '3f786850e387550fdab836ed7e6dc881de23001b'  # sha1 of "a\n", as find gives it
+    assert state['uid'] == os.getuid() and state['pw_name']
+    link, = read[str(tmp_path / '*.conf')]
+    assert link['islnk'] and 'checksum' not in link
+
+
+@pytest.mark.parametrize('pattern, path, matches', [
+    ('/etc/systemd/system/*.d/x.conf', '/etc/systemd/system/a.service.d/x.conf', True),
+    ('/etc/systemd/system/*.d/x.conf', '/etc/systemd/system/a/b.d/x.conf', False),  # * stays in one part
+    ('/etc/systemd/system/*.d/x.conf', '/etc/systemd/system/a.service.d/y.conf', False),
+    ('/etc/x-[0-9].conf', '/etc/x-1.conf', True),
+])
+def test_pattern_matches_like_glob(pattern, path, matches):
+    assert files.pattern_matches(pattern, path) is matches
+
+
+def test_a_path_the_snapshot_did_not_read_counts_as_missing():
+    wanted = [{'path': '/etc/x.conf', 'content': 'a\n'}]
+    assert files.pending_changes(wanted, []) == ['/etc/x.conf']
+    assert files.pending_changes([{'path': '/etc/x.conf', 'state': 'absent'}], []) == []

@@ -130,3 +130,10 @@ def test_module_returns_changed_paths_and_diff(tmp_path, capsys):
 def test_module_fails_with_the_message(tmp_path, capsys):
     code, out = run_module(capsys, {'files': [wanted(tmp_path / 'f', mode='x')]})
     assert code == 1 and 'is not an octal mode' in out['msg']
+
+
+
+def test_the_snapshot_needs_absolute_patterns():
+    from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
+    with pytest.raises(ValueError, match='not an absolute path'):
+        fileutil.snapshot(['etc/x'])

@@ -538,6 +538,12 @@ def devices_option():
     )
 
 
+def tuned_options():
+    """The argument spec of ``tuned`` and ``tuned_profile`` (udev_block_tuning; storage_preflight's ``tuning``)."""
+    return dict(tuned=dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
+                tuned_profile=dict(type='str', default='iotune-storage'))
+
+
 def page_kb():
     try:
         return max(os.sysconf('SC_PAGE_SIZE') // 1024, 1)

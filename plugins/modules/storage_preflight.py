@@ -569,9 +569,7 @@ def main():
 
 def check_tuning(tuning, host, get_bin_path, run_command, warn):
     """The problems of a tuning plan on this host (udev_block_tuning validate_only, the same code)."""
-    spec = {'devices': bt.devices_option(),
-            'tuned': dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
-            'tuned_profile': dict(type='str', default='iotune-storage')}
+    spec = dict(devices=bt.devices_option(), **bt.tuned_options())
     checked = ArgumentSpecValidator(spec).validate(tuning)
     if checked.error_messages:
         return ['tuning: %s' % message for message in checked.error_messages]

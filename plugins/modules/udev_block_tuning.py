@@ -272,6 +272,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
     host_plan,
     read_live,
     render_rules,
+    tuned_options,
 )
 from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
@@ -287,18 +288,18 @@ MODULES_ROOT = '/lib/modules'
 
 
 def argument_spec():
-    return dict(
+    spec = dict(
         devices=devices_option(),
         rules_file=dict(type='path', default='/etc/udev/rules.d/66-iotune-storage.rules'),
         state=dict(type='str', choices=['present', 'absent'], default='present'),
         apply=dict(type='bool', default=True),
         validate_only=dict(type='bool', default=False),
         settle_timeout=dict(type='int', default=60),
-        tuned=dict(type='str', choices=['fail', 'override', 'ignore'], default='fail'),
-        tuned_profile=dict(type='str', default='iotune-storage'),
         container=dict(type='str', choices=['fail', 'skip'], default='fail'),
         facts=dict(type='bool', default=False),
     )
+    spec.update(tuned_options())
+    return spec
 
 
 class Failure(Exception):

@@ -211,8 +211,8 @@ perf: setup ## benchmarks (not tests): facts module speed
 benchmark: setup ## lab benchmark (tuned vs untuned, array vs members) -> docs/benchmarks.md
 	$(TOP)/tools/benchmark
 
-benchmark-converge: setup ## first converge + re-run time and ssh executions, before (BENCH_BASE) and after at the same time -> docs/benchmarks.md
-	$(TOP)/tools/bench_converge --concurrent $(if $(BENCH_BASE),--base $(BENCH_BASE)) $(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))
+benchmark-converge: setup ## first converge + re-run time and ssh executions, before (BENCH_BASE) and after, one VM at a time (BENCH_CONCURRENT=1: both at once) -> docs/benchmarks.md
+	$(TOP)/tools/bench_converge $(if $(BENCH_CONCURRENT),--concurrent) $(if $(BENCH_BASE),--base $(BENCH_BASE)) $(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))
 
 clean: ## remove build output (keeps .venv and the lab cache)
 	rm -rf $(BUILD) tests/output

@@ -112,9 +112,12 @@ def file_state(path):
              'islnk': stat.S_ISLNK(st.st_mode), 'isreg': stat.S_ISREG(st.st_mode), 'isdir': stat.S_ISDIR(st.st_mode)}
     if state['isreg']:
         digest = hashlib.sha1()
-        with open(path, 'rb') as f:
-            for block in iter(lambda: f.read(65536), b''):
-                digest.update(block)
+        try:
+            with open(path, 'rb') as f:
+                for block in iter(lambda: f.read(65536), b''):
+                    digest.update(block)
+        except FileNotFoundError:   # removed since the lstat
+            return None
         state['checksum'] = digest.hexdigest()
     return state
 
@@ -125,7 +128,10 @@ def snapshot(patterns):
     for pattern in patterns:
         if not os.path.isabs(pattern):
             raise ValueError('files: pattern %r is not an absolute path' % pattern)
-        states = (file_state(path) for path in sorted(set(glob.glob(pattern))))
+        paths = set(glob.glob(pattern))
+        if os.path.lexists(pattern):   # a literal path with [, * or ? in its name
+            paths.add(pattern)
+        states = (file_state(path) for path in sorted(paths))
         read[pattern] = [state for state in states if state is not None]
     return read
 

@@ -94,6 +94,12 @@ def test_pattern_matches_like_glob(pattern, path, matches):
     assert files.pattern_matches(pattern, path) is matches
 
 
+def test_a_literal_path_with_glob_characters_is_read(tmp_path):
+    odd = tmp_path / 'x[1].conf'
+    odd.write_text('a\n')
+    assert [s['path'] for s in files.snapshot([str(odd)])[str(odd)]] == [str(odd)]
+
+
 def test_a_path_the_snapshot_did_not_read_counts_as_missing():
     wanted = [{'path': '/etc/x.conf', 'content': 'a\n'}]
     assert files.pending_changes(wanted, []) == ['/etc/x.conf']

@@ -132,7 +132,6 @@ def test_module_fails_with_the_message(tmp_path, capsys):
     assert code == 1 and 'is not an octal mode' in out['msg']
 
 
-
 def test_the_snapshot_needs_absolute_patterns():
     from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
     with pytest.raises(ValueError, match='not an absolute path'):

@@ -211,6 +211,18 @@ options:
         report the device and its current readahead in RV(read_ahead).
     type: bool
     default: true
+  timeout:
+    description:
+      - Seconds one fio process (the layout or one measured run) may take. fio runs in a process group of
+        its own; when it does not return in time, or returns with an error, what is left of the group (its
+        workers) is ended (C(SIGTERM), C(SIGKILL) 10 s later) before the module returns, so no stray worker
+        keeps the test file open.
+      - A fio that dies is reported as such in RV(crash) (signal, stderr, whether the time limit ended it) with
+        what the kernel said: when the kernel oopsed during the run (its C(D) taint flag set since the run
+        started), RV(crash.kernel_oops) holds its oops lines from C(/dev/kmsg), and the test files are left
+        in place (removing them could hang on the broken filesystem) and named in RV(crash.test_files_left).
+    type: int
+    default: 600
 """
 
 EXAMPLES = r"""
@@ -265,6 +277,43 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+crash:
+  description:
+    - Only when fio failed, died or ran out of time (the module then fails); see O(timeout).
+  returned: failure of a fio process
+  type: dict
+  contains:
+    rc:
+      description: fio's exit status; negative for the signal that ended it.
+      type: int
+    signal:
+      description: Name of the signal that ended fio (C(SIGABRT) for a C(double free)), else null.
+      type: str
+    timed_out:
+      description: Whether the time limit ended it.
+      type: bool
+    workers_ended:
+      description: pids of fio's process group still alive after it returned, which the module ended.
+      type: list
+      elements: int
+    stderr:
+      description: The last 2000 characters of fio's stderr.
+      type: str
+    kernel_died:
+      description: Whether the kernel oopsed (taint flag C(D) set) during the run.
+      type: bool
+    kernel_oops:
+      description: The kernel's oops, BUG and panic lines from C(/dev/kmsg) when it oopsed.
+      type: list
+      elements: str
+    test_files_left:
+      description: Test files left in place because the kernel oopsed during the run.
+      type: list
+      elements: str
+      returned: when the kernel oopsed during a measured run
+  sample: {rc: -6, signal: SIGABRT, timed_out: false, workers_ended: [7221], stderr: "free(): double free detected in tcache 2",
+           kernel_died: true, kernel_oops: ["BUG: unable to handle page fault for address: fffffffffffffec8"],
+           test_files_left: [/var/lib/cassandra/iotune-fio.verify.dat]}
 cmd:
   description: argv of the measured fio run.
   returned: always
@@ -434,7 +483,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils import fio_report
+from ansible_collections.iotune.storage.plugins.module_utils import fio_report, kernel_log, process_group
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
@@ -553,11 +602,40 @@ class Measurer(object):
 
     # ---- processes -----------------------------------------------------------------------------
     def run(self, argv, what):
-        rc, out, err = self.module.run_command(argv)
-        if rc != 0:
-            raise FioError('fio %s failed (rc=%d): %s' % (what, rc, (err or out).strip()[-2000:]),
-                           cmd=argv, rc=rc, stdout=out, stderr=err)
-        return out
+        """fio's stdout; FioError with RV(crash) when it fails, dies or runs out of time."""
+        before = kernel_log.tainted(self.host.proc_root)
+        res = process_group.run(argv, self.module.params['timeout'], proc_root=self.host.proc_root,
+                                env=dict(os.environ, LC_ALL='C', LANG='C'))
+        if res.rc == 0 and not res.timed_out:
+            return res.out
+        crash = dict(rc=res.rc, signal=res.signal_name(), timed_out=res.timed_out, workers_ended=res.ended,
+                     stderr=(res.err or '').strip()[-2000:],
+                     kernel_died=kernel_log.died_since(before, kernel_log.tainted(self.host.proc_root)))
+        crash['kernel_oops'] = kernel_log.oops_lines(self.kmsg()) if crash['kernel_died'] else []
+        raise FioError(crash_message(what, crash, self.module.params['timeout']),
+                       cmd=argv, rc=res.rc, stdout=res.out, stderr=res.err, crash=crash)
+
+    def kmsg(self):
+        return kernel_log.kmsg_text(os.path.join(self.host.root, 'dev', 'kmsg'))
+
+
+def crash_message(what, crash, timeout):
+    """One sentence for a failed fio process: how it ended, its last stderr line, the kernel's oops."""
+    if crash['timed_out']:
+        how = 'did not finish within %d s and was ended' % timeout
+    elif crash['signal']:
+        how = 'died (killed by %s)' % crash['signal']
+    else:
+        how = 'failed (rc=%d)' % crash['rc']
+    msg = 'fio %s %s' % (what, how)
+    if crash['workers_ended']:
+        msg += '; its leftover processes %s were ended' % ', '.join(str(p) for p in crash['workers_ended'])
+    if crash['stderr']:
+        msg += ': %s' % crash['stderr'][-2000:]
+    if crash['kernel_died']:
+        msg += ('; the kernel oopsed during the run (taint flag D): %s'
+                % (crash['kernel_oops'][-1] if crash['kernel_oops'] else 'its log has no oops line left'))
+    return msg
 
 
 def _in_scope(path, scope):
@@ -782,6 +860,7 @@ def build_module():
             read_ahead_kb=dict(type='int'),
             restore_read_ahead=dict(type='bool', default=True),
             run_job=dict(type='bool', default=True),
+            timeout=dict(type='int', default=600),
         ),
         supports_check_mode=True,
     )
@@ -807,6 +886,8 @@ class FioRun(object):
             self.refuse('name %r must be a plain job name (no "/")' % p['name'])
         if p['repeat'] < 1:
             self.refuse('repeat must be >= 1')
+        if p['timeout'] < 1:
+            self.refuse('timeout must be >= 1 (seconds)')
         if p['time_based'] and not p['runtime']:
             self.refuse('time_based requires runtime')
         if p['read_ahead_kb'] is not None and p['read_ahead_kb'] < 0:
@@ -979,6 +1060,7 @@ class FioRun(object):
         created = []
         runs = []
         evicted = True
+        leave_files = False
         try:
             if p['job_file']:
                 tmp_job = os.path.join(self.module.tmpdir, 'job.fio')
@@ -1007,18 +1089,26 @@ class FioRun(object):
         except (FioReportError, SysfsBlockError, OSError) as exc:
             self.result['runs'] = runs
             raise FioError('measurement failed: %s' % exc, **self.result)
+        except FioError as exc:
+            crash = exc.data.get('crash') or {}
+            if crash.get('kernel_died'):
+                # unlinking on a filesystem whose kernel code just oopsed can hang for good: leave them
+                leave_files = True
+                crash['test_files_left'] = sorted(set(list(self.existing) + created))
+                exc.args = ('%s; test files left in place: %s' % (exc, ', '.join(crash['test_files_left'])),)
+            raise
         finally:
-            self.clean_up(created)
+            self.clean_up(created, remove_files=not leave_files)
         return runs, evicted
 
-    def clean_up(self, created):
+    def clean_up(self, created, remove_files=True):
         if self.ra_dev is not None and self.p['restore_read_ahead']:
             try:
                 self.host.set_ra(self.ra_dev, self.result['read_ahead']['previous'])
                 self.result['read_ahead']['restored'] = True
             except (OSError, ValueError):
                 self.result['read_ahead']['restored'] = False
-        if not self.p['keep_file']:
+        if remove_files and not self.p['keep_file']:
             for path in set(list(self.existing) + created):
                 try:
                     os.unlink(path)

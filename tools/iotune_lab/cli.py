@@ -23,14 +23,14 @@ import subprocess
 import sys
 import time
 
-from . import common
+from . import common, kernel_log
 from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
 from .disks import BUSES, blank_disk_file, fresh_disks, new_disks, parse_size
 from .image import INITRAMFS, RELEASES, ensure_image, host_mirrors, recipe_hash
 from .qmp import QMP
 from .ssh import lab_key, ssh_argv
-from .vm import (boot_auto, console_tail, free_port, kill_qemu, load_state, qemu_pid, save_state,
-                 start_and_wait, validate_name, vm_dir, write_inventory)
+from .vm import (CPU_RE, TCG_CPU_DEFAULT, boot_auto, console_tail, free_port, kill_qemu, load_state, qemu_pid,
+                 save_state, start_and_wait, validate_name, vm_dir, write_inventory)
 
 
 def cmd_build(args):
@@ -113,6 +113,9 @@ def cmd_up(args):
         raise LabError("--memory must be at least 256 (MiB)", EXIT_USAGE)
     if args.cpus < 1:
         raise LabError("--cpus must be at least 1", EXIT_USAGE)
+    cpu = getattr(args, "cpu", None) or os.environ.get("IOTUNE_LAB_CPU") or TCG_CPU_DEFAULT
+    if not CPU_RE.match(cpu):
+        raise LabError(f"--cpu must be a qemu CPU model with optional +feature/-feature (got {cpu!r})", EXIT_USAGE)
     accel_req = args.accel or os.environ.get("IOTUNE_LAB_ACCEL") or "auto"
     if accel_req not in ("auto", "kvm", "tcg"):
         raise LabError(f"accel must be auto, kvm or tcg (got {accel_req!r})", EXIT_USAGE)
@@ -141,7 +144,7 @@ def cmd_up(args):
         d.mkdir(parents=True)
         st = {
             "name": args.name, "image": h, "port": free_port(taken), "memory": args.memory,
-            "cpus": args.cpus, "boot": boot, "accel": None, "pid": None, "started": None,
+            "cpus": args.cpus, "cpu": cpu, "boot": boot, "accel": None, "pid": None, "started": None,
             "disks": [],
         }
         st["disks"] = new_disks(args.disks, args.disk_bus, size, instance_store=instance_store)
@@ -170,7 +173,7 @@ def cmd_up(args):
               started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     save_state(args.name, st)
     write_inventory(args.name, st)
-    say(f"VM {args.name} up: SSH after {secs:.1f} s ({accel}); "
+    say(f"VM {args.name} up: SSH after {secs:.1f} s ({accel}{', cpu ' + cpu if accel == 'tcg' else ''}); "
         f"inventory {d / 'inventory.yml'}; `tools/lab ssh {args.name}`")
     return 0
 
@@ -249,6 +252,20 @@ def cmd_list(args):
 def cmd_console(args):
     require_vm(args.name, running=False)
     print(console_tail(args.name, args.lines))
+    return 0
+
+
+def cmd_oops_check(args):
+    """Exit 1 with the lab message when the guest kernel's console log shows an oops/BUG/panic."""
+    require_vm(args.name, running=False)
+    path = vm_dir(args.name) / "console.log"
+    text, _end = kernel_log.read_from(path)
+    found = kernel_log.oops_lines(text)
+    if found:
+        raise LabError(kernel_log.LAB_MESSAGE.format(first=found[0], path=path)
+                       + "\n--- oops lines ---\n" + "\n".join(found)
+                       + f"\n--- console.log tail ---\n{console_tail(args.name, args.lines)}")
+    say(f"VM {args.name}: no oops, BUG or panic in the guest kernel's console log")
     return 0
 
 
@@ -394,6 +411,9 @@ def build_parser():
                         "serial local-ssd-0... like a GCP local SSD (default 0; docs/lab.md)")
     u.add_argument("--memory", type=int, default=1024, help="MiB (default 1024)")
     u.add_argument("--cpus", type=int, default=2, help="vCPUs (default 2)")
+    u.add_argument("--cpu", default=None, metavar="MODEL",
+                   help=f"CPU model of a TCG guest (default $IOTUNE_LAB_CPU, else {TCG_CPU_DEFAULT}; "
+                        "docs/lab.md, CPU model); a KVM guest gets the host's")
     u.add_argument("--accel", choices=("auto", "kvm", "tcg"), default=None,
                    help="default $IOTUNE_LAB_ACCEL or auto (probe KVM once, else TCG)")
     u.add_argument("--boot", choices=("disk", "kernel"), default=None,
@@ -414,6 +434,12 @@ def build_parser():
     ls = sub.add_parser("list", help="list VMs")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(func=cmd_list)
+
+    oc = sub.add_parser("oops-check", help="fail (exit 1) when the guest kernel oopsed, hit a BUG or "
+                                           "panicked, as its console log shows")
+    oc.add_argument("name")
+    oc.add_argument("-n", "--lines", type=int, default=80, help="console lines to show on a hit (default 80)")
+    oc.set_defaults(func=cmd_oops_check)
 
     dd = sub.add_parser("detach-disk", help="hot-unplug one data disk (QMP device_del)")
     dd.add_argument("name")

@@ -22,6 +22,11 @@ from .qmp import QMP
 from .ssh import lab_key, ssh_argv
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
+# The CPU model of TCG guests (KVM guests get the host's). `max` exposes what qemu 7.2's TCG has just
+# learnt (AVX/AVX2 among others), and the Debian 13 guest oopsed under it (issue #32; docs/lab.md,
+# "CPU model"). `up --cpu` or IOTUNE_LAB_CPU choose another one, e.g. `max` to reproduce.
+TCG_CPU_DEFAULT = "max"
+CPU_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+,=-]{0,200}$")
 
 
 def vm_dir(name):
@@ -133,7 +138,7 @@ def qemu_argv(name, d, img, st, accel):
     if accel == "kvm":
         argv += ["-accel", "kvm", "-cpu", "host"]
     else:
-        argv += ["-accel", "tcg,thread=multi", "-cpu", "max"]
+        argv += ["-accel", "tcg,thread=multi", "-cpu", st.get("cpu") or TCG_CPU_DEFAULT]
     root_dev = "virtio-blk-pci,drive=root,serial=lab-root"
     if st.get("boot", "disk") == "kernel":
         # the image's build-time kernel and initrd, whatever the guest has in /boot since

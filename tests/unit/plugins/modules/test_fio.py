@@ -16,6 +16,7 @@ import pytest
 from ansible.module_utils import basic
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.iotune.storage.plugins.module_utils import kernel_log, process_group
 from ansible_collections.iotune.storage.plugins.modules import fio
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'fio')
@@ -48,6 +49,9 @@ class FioHost(object):
         self.drops = 0
         self.ra_seen = []
         self.fail_measured = False
+        self.crash = None
+        self.timeouts = []
+        host.write('proc/sys/kernel/tainted', '1\n')      # a proprietary module, nothing died
         self.device_sectors = 2 * 8 * MIB // 512     # device reads per run: 2x the 8 MiB fio reads
 
     def ra(self):
@@ -79,6 +83,18 @@ class FioHost(object):
         with open(os.path.join(FIXTURES, MMAP_JSON)) as f:
             return 0, f.read(), ''
 
+    def run_fio(self, argv, timeout, **kwargs):
+        """process_group.run: the fake fio above; a crash as set in ``self.crash``."""
+        self.timeouts.append(timeout)
+        if self.crash and '--readonly' in argv:
+            self.calls.append(list(argv))
+            self.ra_seen.append(self.ra())
+            if self.crash.get('oops'):
+                self.host.write('proc/sys/kernel/tainted', '%d\n' % (kernel_log.TAINT_DIE | 1))
+            return process_group.GroupResult(**self.crash['result'])
+        rc, out, err = self.run_command(argv, **kwargs)
+        return process_group.GroupResult(rc, out, err)
+
 
 @pytest.fixture
 def host(fake_host, monkeypatch):
@@ -91,7 +107,7 @@ def host(fake_host, monkeypatch):
         path = os.path.realpath(path)
         return fake_mnt if path == fake_mnt or path.startswith(fake_mnt + '/') else real_mount_point_of(path)
     monkeypatch.setattr(fio, 'mount_point_of', mount_point_of)
-    monkeypatch.setattr(basic.AnsibleModule, 'run_command', lambda self, argv, **kw: h.run_command(argv, **kw))
+    monkeypatch.setattr(fio.process_group, 'run', lambda argv, timeout, **kw: h.run_fio(argv, timeout, **kw))
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, required=False, opt_dirs=None: '/usr/bin/fio')
 
     def drop(self):
@@ -454,3 +470,60 @@ def test_readahead_only_calls_never_refuse(host, capsys):
     add_process(host, 11, 'bash', cwd=str(host.dir))
     r = run_module(capsys, dict(directory=str(host.dir), run_job=False))
     assert not r.get('failed'), r
+
+
+def crash(rc=-6, err='free(): double free detected in tcache 2', timed_out=False, ended=(7221,), oops=False):
+    return dict(oops=oops, result=dict(rc=rc, out='', err=err, timed_out=timed_out, ended=list(ended)))
+
+
+def test_fio_killed_by_a_signal_is_reported_as_a_crash(host, capsys):
+    host.crash = crash()
+    r = run_module(capsys, base_args(host, read_ahead_kb=16, timeout=90))
+    assert r['failed'] is True
+    assert r['msg'].startswith('fio measured run died (killed by SIGABRT); its leftover processes 7221 were ended')
+    assert 'double free' in r['msg'] and 'oopsed' not in r['msg']
+    assert r['crash'] == dict(rc=-6, signal='SIGABRT', timed_out=False, workers_ended=[7221],
+                              stderr='free(): double free detected in tcache 2', kernel_died=False, kernel_oops=[])
+    assert host.timeouts == [90, 90]                   # the layout and the measured run, each bounded
+    assert host.ra() == 4096 and os.listdir(str(host.dir)) == []     # restored, test file removed
+
+
+def test_kernel_oops_during_the_run_is_named_and_the_test_file_left(host, capsys):
+    host.host.write('dev/kmsg', '6,100,5000,-;md/raid0:md9: 2 disks\n'
+                                '1,101,6000,-;BUG: unable to handle page fault for address: fffffffffffffec8\n'
+                                ' SUBSYSTEM=xfs\n'
+                                '4,102,6001,-;RIP: 0010:xfs_read_iomap_begin+0x2b/0x1e0 [xfs]\n'
+                                '4,103,6002,-;general protection fault, probably for non-canonical address\n')
+    host.crash = crash(oops=True)
+    r = run_module(capsys, base_args(host, read_ahead_kb=16))
+    assert r['failed'] is True
+    assert r['crash']['kernel_died'] is True
+    assert r['crash']['kernel_oops'] == ['BUG: unable to handle page fault for address: fffffffffffffec8',
+                                         'general protection fault, probably for non-canonical address']
+    assert 'the kernel oopsed during the run (taint flag D): general protection fault' in r['msg']
+    left = os.path.join(str(host.dir), 'iotune-fio.mmap_rand4k.dat')
+    assert r['crash']['test_files_left'] == [left] and 'test files left in place: ' + left in r['msg']
+    assert os.path.exists(left)                        # not unlinked on a broken filesystem
+    assert host.ra() == 4096                           # readahead is a sysfs write: still restored
+
+
+def test_an_oops_before_the_run_is_not_blamed_on_it(host, capsys):
+    host.host.write('proc/sys/kernel/tainted', '%d\n' % kernel_log.TAINT_DIE)
+    host.crash = crash(oops=True)
+    r = run_module(capsys, base_args(host))
+    assert r['crash']['kernel_died'] is False and r['crash']['kernel_oops'] == []
+    assert os.listdir(str(host.dir)) == []
+
+
+def test_time_limit_ends_fio(host, capsys):
+    host.crash = crash(rc=-15, err='', timed_out=True, ended=(7220, 7221))
+    r = run_module(capsys, base_args(host, timeout=30))
+    assert r['msg'].startswith('fio measured run did not finish within 30 s and was ended; '
+                               'its leftover processes 7220, 7221 were ended')
+    assert r['crash']['timed_out'] is True
+
+
+def test_timeout_must_be_positive(host, capsys):
+    r = run_module(capsys, base_args(host, timeout=0))
+    assert r['failed'] is True and r['msg'] == 'timeout must be >= 1 (seconds)'
+    assert host.calls == []

@@ -131,13 +131,20 @@ molecule-container: setup ## molecule `container` scenario (podman)
 
 # The vm scenario's matrix: one run per entry RELEASE:INITRAMFS:DISK_BUS, one after the other (one VM at
 # a time). docs/testing.md says what each run proves. One run: `make molecule-vm VM_MATRIX=trixie:dracut:virtio`.
+# Each entry is bounded (VM_RUN_TIMEOUT seconds; every task and test inside has its own, shorter limit):
+# a run that still goes on then is ended, its VM removed, and make fails instead of hanging.
 VM_MATRIX ?= bookworm:initramfs-tools:virtio trixie:dracut:nvme
+VM_RUN_TIMEOUT ?= 3600
 molecule-vm: setup ## molecule `vm` scenario for each VM_MATRIX entry (qemu lab VM; minutes each under emulation)
 	@set -e; for run in $(VM_MATRIX); do \
 	  IFS=: read -r release initramfs bus <<< "$$run"; \
 	  echo "molecule-vm: Debian $$release, $$initramfs, $$bus data disks"; \
-	  IOTUNE_LAB_RELEASE=$$release IOTUNE_LAB_INITRAMFS=$$initramfs IOTUNE_LAB_DISK_BUS=$$bus \
-	    $(BIN)/molecule test -s vm; \
+	  rc=0; IOTUNE_LAB_RELEASE=$$release IOTUNE_LAB_INITRAMFS=$$initramfs IOTUNE_LAB_DISK_BUS=$$bus \
+	    timeout --kill-after=60 $(VM_RUN_TIMEOUT) $(BIN)/molecule test -s vm || rc=$$?; \
+	  if [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then \
+	    echo "molecule-vm: $$run did not finish within $(VM_RUN_TIMEOUT) s; console tail:"; \
+	    $(TOP)/tools/lab console molecule-vm -n 80 || true; $(TOP)/tools/lab down molecule-vm || true; fi; \
+	  [ $$rc -eq 0 ] || exit $$rc; \
 	done
 
 molecule-vm-nvme: setup ## the `vm` scenario with NVMe data disks whose serials look like EBS volume ids

@@ -218,7 +218,7 @@ options:
         workers) is ended (C(SIGTERM), C(SIGKILL) 10 s later) before the module returns, so no stray worker
         keeps the test file open.
       - A fio that dies is reported as such in RV(crash) (signal, stderr, whether the time limit ended it) with
-        what the kernel said: when the kernel oopsed during the run (its C(D) taint flag set since the run
+        what the kernel said. When the kernel oopsed during the run (its C(D) taint flag set since the run
         started), RV(crash.kernel_oops) holds its oops lines from C(/dev/kmsg), and the test files are left
         in place (removing them could hang on the broken filesystem) and named in RV(crash.test_files_left).
     type: int

@@ -105,3 +105,34 @@ def test_disks_to_blank():
     with pytest.raises(common.LabError) as e:
         cli.disks_to_blank(st, ["volX"], False)
     assert e.value.code == common.EXIT_USAGE and "no data disk with serial volX" in str(e.value)
+
+
+def test_up_cpu_option_and_bad_model(monkeypatch, lab_dir):
+    args = cli.build_parser().parse_args(["up", "--name", "a", "--cpu", "max"])
+    assert args.cpu == "max"
+    args.cpu = "max;true"
+    with pytest.raises(common.LabError) as e:
+        cli.cmd_up(args)
+    assert e.value.code == common.EXIT_USAGE and "--cpu" in str(e.value)
+    monkeypatch.setenv("IOTUNE_LAB_CPU", "bad model")
+    args.cpu = None
+    with pytest.raises(common.LabError):
+        cli.cmd_up(args)
+
+
+def test_oops_check(lab_dir, capsys):
+    (lab_dir / "v1").mkdir()
+    (lab_dir / "v1" / "state.json").write_text('{"name": "v1", "disks": []}')
+    console = lab_dir / "v1" / "console.log"
+    console.write_text("[    1.000000] Linux version 6.12\r\n[    2.0] XFS (md127): Mounting V5 Filesystem\r\n")
+    args = cli.build_parser().parse_args(["oops-check", "v1"])
+    assert args.func(args) == 0
+    with console.open("a") as f:
+        f.write("[ 1630.188710] BUG: unable to handle page fault for address: fffffffffffffec8\r\n")
+    with pytest.raises(common.LabError) as e:
+        args.func(args)
+    msg = str(e.value)
+    assert e.value.code == 1
+    assert msg.startswith("the lab VM's guest kernel oopsed: BUG: unable to handle page fault for address: "
+                          "fffffffffffffec8. This is the guest kernel under qemu software emulation")
+    assert str(console) in msg and "\r" not in msg

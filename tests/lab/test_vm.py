@@ -156,3 +156,21 @@ def test_inventory_marks_instance_store_and_luns(lab_dir):
     assert "instance_store" not in lab_disks[0] and "lun" not in lab_disks[0]
     assert lab_disks[1]["instance_store"] is True and lab_disks[1]["lun"] == 0
     assert lab_disks[1]["by_id"] == "/dev/disk/by-id/scsi-0Google_EphemeralDisk_local-ssd-0"
+
+
+def test_qemu_argv_cpu_model(tmp_path):
+    # a state of an older lab (no "cpu") gets the lab's TCG default; KVM always gets the host's
+    assert pairs(vm.qemu_argv("t1", tmp_path, Path("/img"), state(), "tcg"), "-cpu") == [vm.TCG_CPU_DEFAULT]
+    st = dict(state(), cpu="max")
+    assert pairs(vm.qemu_argv("t1", tmp_path, Path("/img"), st, "tcg"), "-cpu") == ["max"]
+    assert pairs(vm.qemu_argv("t1", tmp_path, Path("/img"), st, "kvm"), "-cpu") == ["host"]
+
+
+@pytest.mark.parametrize("model", ["Westmere", "max", "max,-avx2", "Haswell-v4,+x2apic", "qemu64"])
+def test_cpu_models_accepted(model):
+    assert vm.CPU_RE.match(model)
+
+
+@pytest.mark.parametrize("model", ["", "-max", "max;reboot", "max pc", "a" * 202])
+def test_cpu_models_refused(model):
+    assert not vm.CPU_RE.match(model)

@@ -8,6 +8,8 @@ import os
 import subprocess
 import time
 
+import sys
+
 import pytest
 import yaml
 
@@ -15,6 +17,38 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 LAB = os.path.join(REPO, "tools", "lab")
 VM = os.environ.get("IOTUNE_LAB_VM", "molecule-vm")
+sys.path.insert(0, os.path.join(REPO, "tools"))
+
+from iotune_lab import kernel_log  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def guest_kernel_oops():
+    """The oops/BUG/panic lines of the lab VM's console log (tools/iotune_lab/kernel_log.py)."""
+    return kernel_log.oops_lines(kernel_log.read_from(os.path.join(REPO, ".lab", VM, "console.log"))[0])
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "oops_on_purpose: the test oopses the guest kernel itself (no oops check)")
+
+
+def stop_on_guest_oops(when, nodeid):
+    found = guest_kernel_oops()
+    if found:
+        pytest.exit("%s %s: %s\n%s" % (when, nodeid, kernel_log.LAB_MESSAGE.format(
+            first=found[0], path=os.path.join(REPO, ".lab", VM, "console.log")), "\n".join(found)), returncode=1)
+
+
+@pytest.fixture(autouse=True)
+def guest_kernel_is_sound(request):
+    """Before and after every test: an oops of the guest kernel ends the whole run at once with the lab's
+    message, not as a misleading product failure (issue #32). A test that oopses the guest on purpose
+    (test_zzzz_oops_check.py) carries the ``oops_on_purpose`` marker."""
+    on_purpose = request.node.get_closest_marker("oops_on_purpose") is not None
+    if not on_purpose:
+        stop_on_guest_oops("before", request.node.nodeid)
+    yield
+    if not on_purpose:
+        stop_on_guest_oops("after", request.node.nodeid)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ def host(fake_host, monkeypatch):
         path = os.path.realpath(path)
         return fake_mnt if path == fake_mnt or path.startswith(fake_mnt + '/') else real_mount_point_of(path)
     monkeypatch.setattr(fio, 'mount_point_of', mount_point_of)
-    monkeypatch.setattr(fio.process_group, 'run', lambda argv, timeout, **kw: h.run_fio(argv, timeout, **kw))
+    monkeypatch.setattr(fio.process_group, 'run', h.run_fio)
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, required=False, opt_dirs=None: '/usr/bin/fio')
 
     def drop(self):

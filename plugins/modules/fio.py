@@ -483,7 +483,7 @@ import re
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils import fio_report, kernel_log, process_group
+from ansible_collections.iotune.storage.plugins.module_utils import fio_report, holders, kernel_log, process_group
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
@@ -565,40 +565,8 @@ class Measurer(object):
 
     # ---- who uses the filesystem --------------------------------------------------------------
     def open_files(self, dev, scope, limit=20):
-        """Processes holding files on the filesystem with device number ``dev`` under path ``scope``.
-
-        Reads /proc/<pid>/cwd, /proc/<pid>/fd/* and /proc/<pid>/maps (mmap'd files, e.g. Cassandra's
-        SSTables) only. Returns (holders, unreadable): one dict {pid, comm, how, path} per process (at
-        most ``limit``), and the number of processes that could not be inspected (permissions).
-        """
-        holders = []
-        unreadable = 0
-        me = os.getpid()
-        try:
-            pids = sorted((int(p) for p in os.listdir(self.host.proc_root) if p.isdigit()))
-        except OSError:
-            return holders, 0
-        for pid in pids:
-            if pid == me:
-                continue
-            base = os.path.join(self.host.proc_root, str(pid))
-            try:
-                hit = _process_hit(base, dev, scope)
-            except PermissionError:
-                unreadable += 1
-                continue
-            except OSError:
-                continue  # the process went away
-            if hit:
-                try:
-                    with open(os.path.join(base, 'comm')) as f:
-                        comm = f.read().strip()
-                except OSError:
-                    comm = '?'
-                holders.append(dict(pid=pid, comm=comm, how=hit[0], path=hit[1]))
-                if len(holders) >= limit:
-                    break
-        return holders, unreadable
+        """Processes holding files on the filesystem ``dev`` under ``scope`` (module_utils/holders.py)."""
+        return holders.file_holders(self.host.proc_root, dev, scope, limit)
 
     # ---- processes -----------------------------------------------------------------------------
     def run(self, argv, what):
@@ -636,44 +604,6 @@ def crash_message(what, crash, timeout):
         msg += ('; the kernel oopsed during the run (taint flag D): %s'
                 % (crash['kernel_oops'][-1] if crash['kernel_oops'] else 'its log has no oops line left'))
     return msg
-
-
-def _in_scope(path, scope):
-    return path == scope or path.startswith(scope.rstrip('/') + '/')
-
-
-def _strip_deleted(path):
-    return path[:-len(' (deleted)')] if path.endswith(' (deleted)') else path
-
-
-def _process_hit(base, dev, scope):
-    """('cwd'|'fd'|'mmap', path) when the process at /proc/<pid> ``base`` uses a file on ``dev`` in ``scope``."""
-    cwd = os.path.join(base, 'cwd')
-    target = os.readlink(cwd)
-    if _in_scope(target, scope) and os.stat(cwd).st_dev == dev:
-        return 'cwd', target
-    fd_dir = os.path.join(base, 'fd')
-    for fd in os.listdir(fd_dir):
-        link = os.path.join(fd_dir, fd)
-        try:
-            target = _strip_deleted(os.readlink(link))
-            if target.startswith('/') and _in_scope(target, scope) and os.stat(link).st_dev == dev:
-                return 'fd', target
-        except FileNotFoundError:
-            continue  # closed meanwhile
-    with open(os.path.join(base, 'maps')) as f:
-        for line in f:
-            parts = line.split(None, 5)
-            if len(parts) < 6 or not parts[5].startswith('/'):
-                continue
-            path = _strip_deleted(parts[5].rstrip('\n'))
-            try:
-                major, minor = (int(x, 16) for x in parts[3].split(':'))
-            except ValueError:
-                continue
-            if os.makedev(major, minor) == dev and _in_scope(path, scope):
-                return 'mmap', path
-    return None
 
 
 def first_data_file(mountpoint, dev):
@@ -978,14 +908,14 @@ class FioRun(object):
         mountpoint = self.mountpoint
         self.fs_dev = os.stat(mountpoint).st_dev
         scope = mountpoint if mountpoint != '/' else self.directory
-        holders, unreadable = self.host.open_files(self.fs_dev, scope)
-        self.result['open_files'] = holders
-        if holders and not self.p['allow_open_files']:
+        users, unreadable = self.host.open_files(self.fs_dev, scope)
+        self.result['open_files'] = users
+        if users and not self.p['allow_open_files']:
             self.refuse('refusing to measure %s: %d process(es) hold files on the filesystem mounted at %s: %s. '
                         'Stop them (a database must not be benchmarked under its feet), or set allow_open_files=true '
                         '(role fio_verify: fio_verify_force=true)'
-                        % (self.directory, len(holders), mountpoint,
-                           ', '.join('pid %d (%s, %s %s)' % (h['pid'], h['comm'], h['how'], h['path']) for h in holders)),
+                        % (self.directory, len(users), mountpoint,
+                           ', '.join('pid %d (%s, %s %s)' % (h['pid'], h['comm'], h['how'], h['path']) for h in users)),
                         with_result=True)
         if unreadable:
             self.module.warn('%d process(es) could not be inspected for open files on %s (run as root)'

@@ -34,6 +34,11 @@ description:
     C(/etc/fstab), is refused. An existing directory that is not empty is refused (the mount would hide
     its files, for example an old C(/var/lib/cassandra)) unless O(arrays[].allow_nonempty_mountpoint).
     An existing path that is not a directory is refused.
+  - Day two. When the array exists and its filesystem is mounted, or given by C(/etc/fstab), somewhere
+    other than O(arrays[].mountpoint) (a changed or mistyped mount point on a converged host), the plan
+    is refused, naming both paths: a run never moves a filesystem that holds data unless
+    O(arrays[].move_from) names the exact path it is on now; even then it is refused while a process
+    holds files under that path (open files, working directory, memory maps).
 author:
   - iotune.storage contributors (@iotune)
 options:
@@ -75,6 +80,11 @@ options:
         description: Accept an existing mount point directory that holds files.
         type: bool
         default: false
+      move_from:
+        description:
+          - The opt-in to move the array's existing filesystem to O(arrays[].mountpoint) from this path, where it
+            is mounted (or given by C(/etc/fstab)) now. Without it, such a filesystem is never moved.
+        type: str
       chunk_kb:
         description: Planned chunk size (reported, not checked here).
         type: int
@@ -182,13 +192,15 @@ arrays:
       type: list
       elements: dict
     mountpoint:
-      description: The mount point and what is there now.
+      description:
+        - The mount point and what is there now; C(elsewhere) lists the other paths the array's filesystem is
+          mounted on or given by C(/etc/fstab) (where O(arrays[].move_from) would move it from).
       type: dict
   sample:
     - name: data
       state: create
       members: [{given: /dev/disk/by-id/virtio-a, resolved: /dev/vdb, kname: vdb, size_bytes: 1073741824}]
-      mountpoint: {path: /var/lib/cassandra, exists: false, mounted_from: null, fstab_spec: null}
+      mountpoint: {path: /var/lib/cassandra, exists: false, mounted_from: null, fstab_spec: null, elsewhere: []}
 resolved:
   description:
     - By array name, C(devices), C(wipe_devices) and C(allow_shared_disk) with every selector replaced by
@@ -263,6 +275,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
+from ansible_collections.iotune.storage.plugins.module_utils import holders
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
@@ -449,11 +462,14 @@ class Preflight:
     def check_mountpoint(self, array, md, fstab_lines):
         where = "array '%s'" % array['name']
         path = array['mountpoint']
-        found = {'path': path, 'exists': False, 'mounted_from': None, 'fstab_spec': None}
+        found = {'path': path, 'exists': False, 'mounted_from': None, 'fstab_spec': None, 'elsewhere': []}
         ours = md.majmin if md is not None else None
         mounted_here = False
+        elsewhere = {}
         for major, minor, mountpoint, source in self.view.mounts():
             if mountpoint != path:
+                if ours is not None and (major, minor) == ours:
+                    elsewhere.setdefault(mountpoint, []).append('mounted there')
                 continue
             found['mounted_from'] = source or '%d:%d' % (major, minor)
             if (major, minor) == ours:
@@ -465,12 +481,17 @@ class Preflight:
         mine = set(['UUID=%s' % uuid, '/dev/md/%s' % array['name']]) if uuid else set()
         for line in fstab_lines:
             if line['mountpoint'] != path:
+                if line['source'] in mine:
+                    elsewhere.setdefault(line['mountpoint'], []).append('/etc/fstab line %d' % line['number'])
                 continue
             found['fstab_spec'] = line['source']
             if line['source'] not in mine:
                 self.problems.append('%s: /etc/fstab line %d gives %s to %s; remove or change that line first '
                                      '(it is never rewritten)%s' % (where, line['number'], path, line['source'],
                                                                     self.gone_hint(line['source'])))
+        found['elsewhere'] = sorted(elsewhere)
+        if elsewhere:
+            self.check_move(array, md, elsewhere)
         full = self.view.path(path)
         if os.path.lexists(full):
             found['exists'] = True
@@ -488,6 +509,27 @@ class Preflight:
                                          'them: move them away, or set allow_nonempty_mountpoint: true'
                                          % (where, path, len(entries), shown))
         return found
+
+    def check_move(self, array, md, elsewhere):
+        """The filesystem of an existing array is on other paths than the planned one: a move, which needs
+        move_from naming the path it is on, and nobody using files there."""
+        where = "array '%s'" % array['name']
+        shown = '; '.join('%s (%s)' % (p, ', '.join(how)) for p, how in sorted(elsewhere.items()))
+        if array.get('move_from') not in elsewhere:
+            self.problems.append(
+                "%s: its filesystem is on %s, not on the planned mountpoint %s; a run never moves a filesystem "
+                "that holds data: correct mountpoint (a typo?), or set move_from: %s on the array to move it"
+                % (where, shown, array['mountpoint'], sorted(elsewhere)[0]))
+            return
+        if len(elsewhere) > 1:
+            self.problems.append('%s: its filesystem is on %s; move_from names only %s: put the others right by '
+                                 'hand first' % (where, shown, array['move_from']))
+        users, dummy = holders.file_holders(self.view.proc_root, os.makedev(*md.majmin), array['move_from'])
+        if users:
+            self.problems.append(
+                '%s: move_from %s: %d process(es) use files there: %s; stop them before the filesystem is moved'
+                % (where, array['move_from'], len(users),
+                   ', '.join('pid %d (%s, %s %s)' % (u['pid'], u['comm'], u['how'], u['path']) for u in users)))
 
     # --- all --------------------------------------------------------------------------------------
     def run(self):
@@ -521,6 +563,7 @@ def main():
         allow_single_device=dict(type='bool', default=False),
         mountpoint=dict(type='path', required=True),
         allow_nonempty_mountpoint=dict(type='bool', default=False),
+        move_from=dict(type='str'),
         chunk_kb=dict(type='int'),
         label=dict(type='str'),
     )

@@ -82,6 +82,13 @@ options:
         C(noatime,nofail,x-systemd.device-timeout=90s)). RV(mounted_as_planned) then says whether that line is
         already there and the filesystem is mounted on O(mountpoint), so that a re-run needs no mount call.
     type: str
+  move_from:
+    description:
+      - The opt-in to move an existing filesystem. When the filesystem is mounted on, or given by the fstab to, a
+        path other than O(mountpoint) (RV(fstab_elsewhere), RV(mounted_elsewhere)), the module fails (a mistyped
+        or changed mount point on a converged host must never move live data) unless that one path is
+        O(move_from). Requires O(mountpoint).
+    type: str
   fstab:
     description: Path of the fstab file read for RV(fstab_elsewhere).
     type: path
@@ -175,6 +182,14 @@ fstab_elsewhere:
   type: list
   elements: str
   sample: [/srv/old-data]
+mounted_elsewhere:
+  description:
+    - The mount points the filesystem is mounted on now other than O(mountpoint). Empty without O(mountpoint) or
+      without a UUID.
+  returned: always
+  type: list
+  elements: str
+  sample: [/srv/old-data]
 cmd:
   description: The mkfs.xfs command that was (or would be) run; empty when nothing had to be done.
   returned: always
@@ -204,7 +219,7 @@ def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=No
     """mountpoint_exists, fstab_elsewhere and mounted_as_planned of ``result`` (read-only; the xfs role's
     mount step)."""
     if not mountpoint:
-        return {'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_as_planned': False}
+        return {'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
     mountpoint = fstab.normalise_mountpoint(mountpoint)
     elsewhere = []
     planned = False
@@ -217,7 +232,28 @@ def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=No
             planned = (len(here) == 1 and here[0]['line'].split()[2:] == ['xfs', options, '0', '0']
                        and here[0]['source'] == spec and mounted_here(view, device, mountpoint))
     return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere,
+            'mounted_elsewhere': mounted_on(view, device, exclude=mountpoint) if result.get('uuid') else [],
             'mounted_as_planned': planned}
+
+
+def move_refusal(found, mountpoint, move_from):
+    """The refusal of a move nobody opted in for: the filesystem is on other paths than ``mountpoint``."""
+    paths = sorted(set(found['fstab_elsewhere']) | set(found['mounted_elsewhere']))
+    if not paths or paths == [move_from]:
+        return None
+    return ('its filesystem is on %s (fstab: %s; mounted: %s), not on the planned mountpoint %s; a run never '
+            'moves a filesystem that holds data: correct mountpoint (a typo?), or set move_from: %s to move it'
+            % (', '.join(paths), ', '.join(found['fstab_elsewhere']) or 'none',
+               ', '.join(found['mounted_elsewhere']) or 'none', mountpoint, paths[0]))
+
+
+def mounted_on(view, device, exclude=None):
+    """The mount points of ``device`` (any path to it), but ``exclude``."""
+    if not device or not view.exists(device):
+        return []
+    majmin = tuple(view.block_majmin(view.realpath(device)) or ())
+    return sorted(set(point for major, minor, point, dummy in view.mounts()
+                      if (major, minor) == majmin and point != exclude))
 
 
 def mounted_here(view, device, mountpoint):
@@ -240,11 +276,14 @@ def main():
             allow_shared_disk=dict(type='bool', default=False),
             mountpoint=dict(type='path'),
             mount_options=dict(type='str'),
+            move_from=dict(type='str'),
             fstab=dict(type='path', default='/etc/fstab'),
         ),
         required_together=[('su_kb', 'sw')],
         supports_check_mode=True,
     )
+    if module.params['move_from'] and not module.params['mountpoint']:
+        module.fail_json(msg='move_from needs mountpoint (where the filesystem moves to)')
     bins = dict((name, module.get_bin_path(name)) for name in ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs'))
     view = BlockHost(run_command=module.run_command, blkid=bins['blkid'] or 'blkid',
                      wipefs=bins['wipefs'] or 'wipefs')
@@ -259,6 +298,10 @@ def main():
         module.fail_json(msg=str(failure), device=module.params['device'], **getattr(failure, 'data', {}))
     result.update(where_to_mount(view, result, module.params['mountpoint'], module.params['fstab'],
                                  device=module.params['device'], options=module.params['mount_options']))
+    refusal = move_refusal(result, fstab.normalise_mountpoint(module.params['mountpoint']),
+                           module.params['move_from']) if module.params['mountpoint'] else None
+    if refusal:
+        module.fail_json(msg='%s: %s' % (module.params['device'], refusal), **result)
     if module._diff:
         before = {} if result['created'] else {'fstype': 'xfs', 'uuid': result['uuid'], 'label': result['label']}
         after = {'fstype': 'xfs', 'label': result['label'], 'su_kb': (result['expected'] or {}).get('su_kb'),

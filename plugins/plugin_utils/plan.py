@@ -49,7 +49,7 @@ PROFILE_REQUIRED = ('raid_chunk_kb', 'array.read_ahead_kb', 'members.read_ahead_
 
 ARRAY_KEYS = ('name', 'devices', 'chunk_kb', 'mountpoint', 'mount_options', 'label', 'wipe_devices',
               'allow_shared_disk', 'allow_single_device', 'allow_nonempty_mountpoint', 'owner',
-              'group', 'mode', 'services', 'ephemeral')
+              'group', 'mode', 'services', 'ephemeral', 'move_from')
 ARRAY_REQUIRED = ('name', 'devices', 'mountpoint')
 
 DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
@@ -377,6 +377,16 @@ def _array_problems(index, entry, profile):
         bad('mountpoint %s' % why)
     out['mountpoint'] = mountpoint
 
+    # the one opt-in that lets a run move an existing filesystem: the exact path it is mounted on now
+    out['move_from'] = None
+    if entry.get('move_from') is not None:
+        move_from, why = normalise_mountpoint(entry['move_from'])
+        if why:
+            bad('move_from %s' % why)
+        elif move_from == mountpoint:
+            bad('move_from %s is the mountpoint itself; remove move_from' % move_from)
+        out['move_from'] = move_from
+
     try:
         out['mount_options'] = (profile['mount_options'] if entry.get('mount_options') is None
                                 else mount_options(entry['mount_options'], 'mount_options'))
@@ -680,7 +690,7 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
                       'wipe_devices': e['wipe_devices'], 'allow_shared_disk': e['allow_shared_disk'],
                       'allow_single_device': e['allow_single_device']})
         fs = {'device': '/dev/md/' + e['name'], 'label': e['label'], 'mountpoint': e['mountpoint'],
-              'mount_options': e['mount_options'], 'services': e['services'],
+              'mount_options': e['mount_options'], 'services': e['services'], 'move_from': e['move_from'],
               # data on the array can only come from members the user opted in to wipe
               'allow_data': bool(e['wipe_devices'])}
         for key in ('owner', 'group', 'mode'):
@@ -696,6 +706,7 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
         preflight.append({'name': e['name'], 'devices': e['devices'], 'wipe_devices': e['wipe_devices'],
                           'allow_shared_disk': e['allow_shared_disk'], 'mountpoint': e['mountpoint'],
                           'allow_nonempty_mountpoint': e['allow_nonempty_mountpoint'],
+                          'move_from': e['move_from'],
                           'allow_single_device': e['allow_single_device'],
                           'chunk_kb': e['chunk_kb'], 'label': e['label']})
         if e['ephemeral']:

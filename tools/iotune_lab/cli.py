@@ -29,7 +29,7 @@ from .disks import BUSES, blank_disk_file, fresh_disks, new_disks, parse_size
 from .image import INITRAMFS, RELEASES, ensure_image, host_mirrors, recipe_hash
 from .qmp import QMP
 from .ssh import lab_key, ssh_argv
-from .vm import (CPU_RE, TCG_CPU_DEFAULT, boot_auto, console_tail, free_port, kill_qemu, load_state, qemu_pid,
+from .vm import (CPU_RE, TCG_CPU_DEFAULT, TCG_THREAD_DEFAULT, TCG_THREADS, boot_auto, console_tail, free_port, kill_qemu, load_state, qemu_pid,
                  save_state, start_and_wait, validate_name, vm_dir, write_inventory)
 
 
@@ -116,6 +116,9 @@ def cmd_up(args):
     cpu = getattr(args, "cpu", None) or os.environ.get("IOTUNE_LAB_CPU") or TCG_CPU_DEFAULT
     if not CPU_RE.match(cpu):
         raise LabError(f"--cpu must be a qemu CPU model with optional +feature/-feature (got {cpu!r})", EXIT_USAGE)
+    tcg_thread = getattr(args, "tcg_thread", None) or os.environ.get("IOTUNE_LAB_TCG_THREAD") or TCG_THREAD_DEFAULT
+    if tcg_thread not in TCG_THREADS:
+        raise LabError(f"--tcg-thread must be one of {', '.join(TCG_THREADS)} (got {tcg_thread!r})", EXIT_USAGE)
     accel_req = args.accel or os.environ.get("IOTUNE_LAB_ACCEL") or "auto"
     if accel_req not in ("auto", "kvm", "tcg"):
         raise LabError(f"accel must be auto, kvm or tcg (got {accel_req!r})", EXIT_USAGE)
@@ -144,7 +147,7 @@ def cmd_up(args):
         d.mkdir(parents=True)
         st = {
             "name": args.name, "image": h, "port": free_port(taken), "memory": args.memory,
-            "cpus": args.cpus, "cpu": cpu, "boot": boot, "accel": None, "pid": None, "started": None,
+            "cpus": args.cpus, "cpu": cpu, "tcg_thread": tcg_thread, "boot": boot, "accel": None, "pid": None, "started": None,
             "disks": [],
         }
         st["disks"] = new_disks(args.disks, args.disk_bus, size, instance_store=instance_store)
@@ -173,7 +176,7 @@ def cmd_up(args):
               started=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     save_state(args.name, st)
     write_inventory(args.name, st)
-    say(f"VM {args.name} up: SSH after {secs:.1f} s ({accel}{', cpu ' + cpu if accel == 'tcg' else ''}); "
+    say(f"VM {args.name} up: SSH after {secs:.1f} s ({accel}{f', cpu {cpu}, thread={tcg_thread}' if accel == 'tcg' else ''}); "
         f"inventory {d / 'inventory.yml'}; `tools/lab ssh {args.name}`")
     return 0
 
@@ -414,6 +417,9 @@ def build_parser():
     u.add_argument("--cpu", default=None, metavar="MODEL",
                    help=f"CPU model of a TCG guest (default $IOTUNE_LAB_CPU, else {TCG_CPU_DEFAULT}; "
                         "docs/lab.md, CPU model); a KVM guest gets the host's")
+    u.add_argument("--tcg-thread", choices=TCG_THREADS, default=None,
+                   help=f"TCG: one host thread per vCPU (multi) or one for all (single); default "
+                        f"$IOTUNE_LAB_TCG_THREAD, else {TCG_THREAD_DEFAULT} (docs/lab.md, CPU model)")
     u.add_argument("--accel", choices=("auto", "kvm", "tcg"), default=None,
                    help="default $IOTUNE_LAB_ACCEL or auto (probe KVM once, else TCG)")
     u.add_argument("--boot", choices=("disk", "kernel"), default=None,

@@ -26,6 +26,9 @@ NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
 # learnt (AVX/AVX2 among others), and the Debian 13 guest oopsed under it (issue #32; docs/lab.md,
 # "CPU model"). `up --cpu` or IOTUNE_LAB_CPU choose another one, e.g. `max` to reproduce.
 TCG_CPU_DEFAULT = "max"
+# MTTCG (one host thread per vCPU) or one thread for all vCPUs; `up --tcg-thread`, IOTUNE_LAB_TCG_THREAD
+TCG_THREAD_DEFAULT = "multi"
+TCG_THREADS = ("multi", "single")
 CPU_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+,=-]{0,200}$")
 
 
@@ -138,7 +141,8 @@ def qemu_argv(name, d, img, st, accel):
     if accel == "kvm":
         argv += ["-accel", "kvm", "-cpu", "host"]
     else:
-        argv += ["-accel", "tcg,thread=multi", "-cpu", st.get("cpu") or TCG_CPU_DEFAULT]
+        argv += ["-accel", f"tcg,thread={st.get('tcg_thread') or TCG_THREAD_DEFAULT}",
+                 "-cpu", st.get("cpu") or TCG_CPU_DEFAULT]
     root_dev = "virtio-blk-pci,drive=root,serial=lab-root"
     if st.get("boot", "disk") == "kernel":
         # the image's build-time kernel and initrd, whatever the guest has in /boot since

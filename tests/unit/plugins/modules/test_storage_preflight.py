@@ -47,7 +47,7 @@ def test_blank_members_and_missing_mountpoint_pass(host):
     assert report[0]['state'] == 'create'
     assert [m['kname'] for m in report[0]['members']] == ['vdb', 'vdc']
     assert report[0]['mountpoint'] == {'path': '/var/lib/cassandra', 'exists': False, 'mounted_from': None,
-                                       'fstab_spec': None}
+                                       'fstab_spec': None, 'elsewhere': []}
     # read-only: only probes ran
     assert all(c[0].endswith(('blkid', 'wipefs')) for c in host.calls)
     assert all('--no-act' in c for c in host.calls if c[0].endswith('wipefs'))
@@ -106,6 +106,69 @@ def test_rerun_on_a_running_mounted_array(host):
     report = run(host, array())
     assert report[0]['state'] == 'running'
     assert report[0]['mountpoint']['mounted_from'] == '/dev/x'
+
+
+def converged(host, fstab_at='/var/lib/cassandra', mounted_at='/var/lib/cassandra'):
+    """The array `data` running on vdb+vdc, its XFS UUID=aaaa-bbbb in fstab and mounted (day two)."""
+    members_of_running_array(host)
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'TYPE=xfs\nUUID=aaaa-bbbb\n')
+    if mounted_at:
+        host.mount('9:127', mounted_at)
+        os.makedirs(os.path.join(host.root, mounted_at.lstrip('/'), 'data'))
+    if fstab_at:
+        host.write('etc/fstab', host.read('etc/fstab') + 'UUID=aaaa-bbbb %s xfs noatime,nofail 0 0\n' % fstab_at)
+
+
+def test_a_mistyped_mountpoint_on_a_converged_host_is_refused(host):
+    converged(host)
+    problems = refused(host, array(mountpoint='/var/lib/casandra'))
+    assert problems == ["array 'data': its filesystem is on /var/lib/cassandra (mounted there, /etc/fstab line 2), "
+                        "not on the planned mountpoint /var/lib/casandra; a run never moves a filesystem that holds "
+                        "data: correct mountpoint (a typo?), or set move_from: /var/lib/cassandra on the array to "
+                        "move it"]
+
+
+@pytest.mark.parametrize('fstab_at, mounted_at, how', [
+    ('/var/lib/cassandra', None, '/etc/fstab line 2'),       # the database stopped, the filesystem unmounted
+    (None, '/var/lib/cassandra', 'mounted there'),           # mounted by hand, no fstab line
+])
+def test_the_move_is_refused_from_fstab_or_mounts_alone(host, fstab_at, mounted_at, how):
+    converged(host, fstab_at, mounted_at)
+    problems = refused(host, array(mountpoint='/srv/new'))
+    assert problems[0].startswith("array 'data': its filesystem is on /var/lib/cassandra (%s), not on the "
+                                  "planned mountpoint /srv/new" % how), problems
+
+
+def test_move_from_another_path_is_still_refused(host):
+    converged(host)
+    problems = refused(host, array(mountpoint='/srv/new', move_from='/srv/old'))
+    assert 'or set move_from: /var/lib/cassandra on the array' in problems[0]
+
+
+def test_move_with_its_opt_in_passes_when_nobody_uses_the_files(host):
+    converged(host)
+    report = run(host, array(mountpoint='/srv/new', move_from='/var/lib/cassandra'))
+    assert report[0]['state'] == 'running'
+    assert report[0]['mountpoint']['elsewhere'] == ['/var/lib/cassandra']
+
+
+def test_move_with_its_opt_in_is_refused_while_a_process_uses_the_files(host, monkeypatch):
+    converged(host)
+    seen = []
+
+    def holders(proc_root, dev, scope, limit=20):
+        seen.append((dev, scope))
+        return [dict(pid=4242, comm='java', how='mmap', path='/var/lib/cassandra/data/nb-1-big-Data.db')], 0
+    monkeypatch.setattr(mod.holders, 'file_holders', holders)
+    problems = refused(host, array(mountpoint='/srv/new', move_from='/var/lib/cassandra'))
+    assert problems == ["array 'data': move_from /var/lib/cassandra: 1 process(es) use files there: pid 4242 (java, "
+                        "mmap /var/lib/cassandra/data/nb-1-big-Data.db); stop them before the filesystem is moved"]
+    assert seen == [(os.makedev(9, 127), '/var/lib/cassandra')]
+
+
+def test_the_same_mountpoint_needs_no_opt_in(host):
+    converged(host)
+    assert run(host, array())[0]['mountpoint']['elsewhere'] == []
 
 
 def test_running_array_on_other_members_is_refused(host):

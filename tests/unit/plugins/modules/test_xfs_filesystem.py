@@ -194,12 +194,35 @@ def test_where_to_mount_reads_the_mount_point_and_fstab_in_the_same_call(host):
     os.makedirs(os.path.join(host.root, 'var/lib/cassandra'))
     view = host.view()
     found = mod.where_to_mount(view, {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab')
-    assert found == {'mountpoint_exists': True, 'fstab_elsewhere': ['/srv/old data'], 'mounted_as_planned': False}
+    assert found == {'mountpoint_exists': True, 'fstab_elsewhere': ['/srv/old data'], 'mounted_elsewhere': [],
+                     'mounted_as_planned': False}
     # check mode before the filesystem exists: no UUID, nothing elsewhere; a missing mount point
     assert mod.where_to_mount(view, {'uuid': None}, '/srv/new', '/etc/fstab') == {
-        'mountpoint_exists': False, 'fstab_elsewhere': [], 'mounted_as_planned': False}
+        'mountpoint_exists': False, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
     assert mod.where_to_mount(view, {'uuid': '0b7e-11'}, None, '/etc/fstab') == {
-        'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_as_planned': False}
+        'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
+
+
+def test_a_filesystem_on_another_path_is_never_moved_without_move_from(host):
+    # day two: the array's filesystem lives on /var/lib/cassandra; the entry says /var/lib/casandra (a typo)
+    host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS)
+    host.mount('9:127', '/var/lib/cassandra')
+    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/casandra', '/etc/fstab',
+                               device='/dev/md/data', options=OPTS)
+    assert found['fstab_elsewhere'] == ['/var/lib/cassandra'] and found['mounted_elsewhere'] == ['/var/lib/cassandra']
+    assert mod.move_refusal(found, '/var/lib/casandra', None) == (
+        'its filesystem is on /var/lib/cassandra (fstab: /var/lib/cassandra; mounted: /var/lib/cassandra), not on '
+        'the planned mountpoint /var/lib/casandra; a run never moves a filesystem that holds data: correct '
+        'mountpoint (a typo?), or set move_from: /var/lib/cassandra to move it')
+    assert 'move_from: /var/lib/cassandra' in mod.move_refusal(found, '/var/lib/casandra', '/srv/other')
+    assert mod.move_refusal(found, '/var/lib/casandra', '/var/lib/cassandra') is None
+    # mounted by hand on a second path as well: move_from names one of two, still refused
+    host.mount('9:127', '/mnt/copy')
+    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/new', '/etc/fstab', device='/dev/md/data')
+    assert found['mounted_elsewhere'] == ['/mnt/copy', '/var/lib/cassandra']
+    assert mod.move_refusal(found, '/srv/new', '/var/lib/cassandra') is not None
+    # nothing elsewhere: nothing to refuse
+    assert mod.move_refusal({'fstab_elsewhere': [], 'mounted_elsewhere': []}, '/srv/new', None) is None
 
 
 OPTS = 'noatime,nofail,x-systemd.device-timeout=90s'

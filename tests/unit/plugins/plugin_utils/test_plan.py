@@ -155,11 +155,21 @@ def test_custom_profile_names_every_missing_key():
     ({'ephemeral': 1}, 'ephemeral must be true or false, got 1'),
     ({'readahead_kb': 8}, "unknown key 'readahead_kb'"),
     ({'mountpoint': None}, 'mountpoint is required'),
+    ({'move_from': 'old'}, 'move_from must be an absolute path'),
+    ({'move_from': '/var/lib/cassandra/'}, 'move_from /var/lib/cassandra is the mountpoint itself'),
+    ({'move_from': '/usr'}, 'move_from /usr is a system directory'),
 ])
 def test_array_refusals(changes, expected):
     msg = problems(arrays_=arrays(**changes))
     assert expected in msg
     assert msg.startswith("iotune_arrays entry '")
+
+
+def test_move_from_reaches_the_preflight_and_the_xfs_stage():
+    plan = build_plan('cassandra', profile_data(), {}, arrays(move_from='/srv//old/'))
+    assert plan['preflight_arrays'][0]['move_from'] == '/srv/old'
+    assert plan['xfs_filesystems'][0]['move_from'] == '/srv/old'
+    assert build_plan('cassandra', profile_data(), {}, arrays())['preflight_arrays'][0]['move_from'] is None
 
 
 def test_single_device_allowed_when_asked():

@@ -1,0 +1,101 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Day two: a mistyped or changed mountpoint on the converged host never moves the live filesystem (issue 23).
+
+The converged array `data` holds a file whose checksum is taken first; a stand-in database (a transient unit
+with a file open and its working directory under the mount point) runs during some of the runs. Each run
+below must fail before any change (changed=0) and leave the filesystem where it is, its fstab line, the
+drop-ins and the file's checksum as they were, no directory at the typo, and the stand-in alive:
+
+1. `mountpoint: /var/lib/casandra` with the stand-in running: the preflight refuses, naming both paths and
+   the `move_from` opt-in;
+2. the same with the stand-in stopped and `profile_preflight: false`: the xfs stage refuses it on its own
+   (xfs_filesystem's move check), after stages that change nothing on a converged host;
+3. `move_from: /var/lib/cassandra` (the opt-in) to /srv/cassandra-moved with the stand-in running: refused
+   while it uses files there, naming its pid.
+"""
+from __future__ import annotations
+
+import pytest
+
+MOUNTPOINT = "/var/lib/cassandra"
+TYPO = "/var/lib/casandra"
+MOVED = "/srv/cassandra-moved"
+PROBE = MOUNTPOINT + "/day-two-probe.bin"
+STUB = "iotune-db-stub"
+STATE = ("sha256sum %s /etc/fstab /etc/systemd/system/*.d/iotune-storage-mounts.conf; "
+         "findmnt -n -o SOURCE,TARGET --target %s; cat /proc/mdstat" % (PROBE, MOUNTPOINT))
+
+
+def failures(report, hostname):
+    return ["%s: %s" % (t["task"]["name"], t["hosts"][hostname].get("msg", ""))
+            for play in report["plays"] for t in play["tasks"]
+            if hostname in t["hosts"] and t["hosts"][hostname].get("failed")]
+
+
+@pytest.fixture(scope="module")
+def data_array(host):
+    disks = host.ansible.get_variables()["lab_disks"]
+    return {"name": "data", "devices": [d["by_id"] for d in disks[0:4]], "chunk_kb": 256,
+            "mountpoint": MOUNTPOINT, "services": ["cassandra", "iotune-standin"]}
+
+
+@pytest.fixture(scope="module")
+def probe(host):
+    host.check_output("head -c 4194304 /dev/urandom > %s && sync", PROBE)
+    before = host.check_output(STATE)
+    yield before
+    host.run("systemctl stop %s; rm -f %s; rmdir %s %s 2>/dev/null; true", STUB, PROBE, TYPO, MOVED)
+
+
+def stub(host, running):
+    host.run("systemctl stop %s", STUB)
+    if running:
+        host.check_output("systemd-run --unit=%s --collect --working-directory=%s sh -c 'exec 3<%s; exec sleep 3600'",
+                          STUB, MOUNTPOINT, PROBE)
+        return int(host.check_output("systemctl show -P MainPID %s", STUB))
+    return None
+
+
+def refused(subrun, host, probe, array, expected, **extra):
+    rc, out, report = subrun.run(dict({"iotune_arrays": [array], "iotune_verify": False}, **extra))
+    messages = failures(report, subrun.hostname)
+    assert rc != 0 and subrun.changed(report) == 0, out
+    assert len(messages) == 1 and all(text in messages[0] for text in expected), messages
+    assert host.check_output(STATE) == probe          # the file, fstab, drop-ins, the mount: as they were
+    assert not host.file(TYPO).exists and not host.file(MOVED).exists
+    return messages[0]
+
+
+def test_a_typo_in_mountpoint_is_refused_with_the_database_running(subrun, host, probe, data_array):
+    pid = stub(host, running=True)
+    msg = refused(subrun, host, probe, dict(data_array, mountpoint=TYPO), [
+        "its filesystem is on %s (mounted there, /etc/fstab line" % MOUNTPOINT,
+        "not on the planned mountpoint %s" % TYPO, "move_from: %s" % MOUNTPOINT])
+    assert "Check the arrays" in msg                   # the preflight: the first host check
+    assert int(host.check_output("systemctl show -P MainPID %s", STUB)) == pid
+
+
+def test_a_typo_is_refused_by_the_xfs_stage_without_the_preflight(subrun, host, probe, data_array):
+    stub(host, running=False)
+    msg = refused(subrun, host, probe, dict(data_array, mountpoint=TYPO),
+                  ["its filesystem is on %s" % MOUNTPOINT, "set move_from: %s" % MOUNTPOINT],
+                  profile_preflight=False)
+    assert "Create the XFS filesystems" in msg
+
+
+def test_the_move_opt_in_is_refused_while_the_database_uses_the_files(subrun, host, probe, data_array):
+    pid = stub(host, running=True)
+    refused(subrun, host, probe, dict(data_array, mountpoint=MOVED, move_from=MOUNTPOINT), [
+        "move_from %s: 1 process(es) use files there: pid %d (sleep" % (MOUNTPOINT, pid),
+        "stop them before the filesystem is moved"])
+    stub(host, running=False)
+
+
+def test_the_converged_variables_still_pass(subrun, host, probe, data_array):
+    """Negative control: the same array at its own mount point passes the same checks (tags facts)."""
+    rc, out, report = subrun.run({"iotune_arrays": [data_array]}, tags="facts")
+    assert rc == 0 and subrun.changed(report) == 0, out
+    assert host.check_output(STATE) == probe

@@ -76,17 +76,12 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 # ---------------------------------------------------------------------------------------------
 # Tests
 .PHONY: test sanity sanity-newest units lab-units browser browser-test lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
-test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm
-	$(MAKE) --no-print-directory sanity
-	$(MAKE) --no-print-directory sanity-newest
-	$(MAKE) --no-print-directory units
-	$(MAKE) --no-print-directory browser-test
-	$(MAKE) --no-print-directory lint
-	$(MAKE) --no-print-directory changelog-lint
-	$(MAKE) --no-print-directory ship-checks
-	$(MAKE) --no-print-directory molecule-container
-	$(MAKE) --no-print-directory molecule-vm
-	@echo "make test: all suites passed"
+TEST_SUITES := sanity sanity-newest units browser-test lint changelog-lint ship-checks molecule-container molecule-vm
+test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm (each suite's time printed)
+	@t0=$$(date +%s); for suite in $(TEST_SUITES); do t=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$suite; \
+	  echo "make test: $$suite passed in $$(( $$(date +%s) - t )) s"; done; \
+	echo "make test: all suites passed in $$(( $$(date +%s) - t0 )) s"
 
 at-tree: | venv
 	mkdir -p $(AT_ROOT)

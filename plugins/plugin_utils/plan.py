@@ -116,11 +116,16 @@ def chunk_kb(value, what):
 
 
 def normalise_mountpoint(value):
-    """('/data/x', None) or (None, reason). Collapses //, /./, /../ and a trailing slash."""
+    """('/data/x', None) or (None, reason). Collapses //, /./ and a trailing slash; refuses .., $ and ~."""
     if not isinstance(value, str) or not value.startswith('/'):
         return None, 'must be an absolute path, got %r' % (value,)
     if any(c in value for c in '\n\t\0') or ' ' in value:
         return None, 'must not contain white space or control characters, got %r' % (value,)
+    # the modules' path options expand ~ and $VARS on the host: the path checked here must be the one used there
+    if '$' in value or '~' in value:
+        return None, 'must be a literal path without $ or ~ (a module would expand them on the host), got %r' % (value,)
+    if '..' in value.split('/'):
+        return None, 'must not contain .. (write the path it means), got %r' % (value,)
     path = posixpath.normpath('/' + value.lstrip('/'))
     if path in SYSTEM_DIRECTORIES:
         return None, ('%s is %s; mounting an array there would hide it'

@@ -84,7 +84,7 @@ def test_extra_tuning_is_appended_first():
 
 
 @pytest.mark.parametrize('given, wanted', [
-    ('/data/', '/data'), ('//data', '/data'), ('/data/./x', '/data/x'), ('/data/../db', '/db'),
+    ('/data/', '/data'), ('//data', '/data'), ('/data/./x', '/data/x'),
     ('/var/lib/cassandra//', '/var/lib/cassandra'),
 ])
 def test_mountpoints_are_normalised(given, wanted):
@@ -137,7 +137,8 @@ def test_custom_profile_names_every_missing_key():
     ({'mountpoint': '/'}, 'the root directory'),
     ({'mountpoint': '/var/'}, '/var is a system directory'),
     ({'mountpoint': '/usr/./'}, '/usr is a system directory'),
-    ({'mountpoint': '/data/../etc'}, '/etc is a system directory'),
+    ({'mountpoint': '/data/../etc'}, 'mountpoint must not contain ..'),
+    ({'mountpoint': '/etc/'}, '/etc is a system directory'),
     ({'mountpoint': 'data'}, 'must be an absolute path'),
     ({'mountpoint': '/da ta'}, 'white space'),
     ({'devices': ['/dev/vdb']}, 'allow_single_device: true'),
@@ -156,6 +157,10 @@ def test_custom_profile_names_every_missing_key():
     ({'readahead_kb': 8}, "unknown key 'readahead_kb'"),
     ({'mountpoint': None}, 'mountpoint is required'),
     ({'move_from': 'old'}, 'move_from must be an absolute path'),
+    ({'mountpoint': '/$HOME'}, "mountpoint must be a literal path without $ or ~"),
+    ({'mountpoint': '/~root/data'}, "mountpoint must be a literal path without $ or ~"),
+    ({'mountpoint': '/srv/data/../../etc'}, 'mountpoint must not contain ..'),
+    ({'move_from': '/srv/${X}'}, 'move_from must be a literal path'),
     ({'move_from': '/var/lib/cassandra/'}, 'move_from /var/lib/cassandra is the mountpoint itself'),
     ({'move_from': '/usr'}, 'move_from /usr is a system directory'),
 ])

@@ -129,6 +129,21 @@ def nodes_usage(view, nodes, main):
     return reasons
 
 
+def member_usage(view, dev):
+    """Reasons why a device is in use as a member of something the kernel has open although the device itself
+    is neither mounted nor held: a device of a mounted multi-device btrfs (mounted from another device; the
+    kernel lists the filesystem under /sys/fs/btrfs/<fsid> only while it is mounted), a member of an imported
+    ZFS pool (/proc/spl/kstat/zfs/<pool>). Read from the device's signature (blkid, probed once per device)."""
+    probe = view.blkid_probe(dev.resolved)
+    kind = probe.get('TYPE')
+    if kind == 'btrfs' and probe.get('UUID') and os.path.isdir(view.path('/sys/fs/btrfs/%s' % probe['UUID'])):
+        return ['a device of the mounted btrfs filesystem %s (mounted from another of its devices)' % probe['UUID']]
+    if kind == 'zfs_member' and probe.get('LABEL') and \
+            os.path.isdir(view.path('/proc/spl/kstat/zfs/%s' % probe['LABEL'])):
+        return ['a member of the imported ZFS pool %s' % probe['LABEL']]
+    return []
+
+
 def shared_disk_usage(view, dev):
     """(parent kname, reasons) when ``dev`` is a partition whose disk or sibling partitions are in use.
 
@@ -249,6 +264,12 @@ def check_writable(view, devices, allowed_to_wipe, allowed_data=None, allowed_sh
     to_wipe = []
     for dev in devices:
         in_use = usage(view, dev)
+        if not in_use:
+            try:
+                in_use = member_usage(view, dev)
+            except DeviceError as e:
+                refusals.append('refusing %s: cannot probe it: %s' % (dev.label, e))
+                continue
         if in_use:
             refusals.append('refusing %s: %s; it is in use and will not be touched (not even with wipe_devices)'
                             % (dev.label, '; '.join(in_use)))

@@ -130,6 +130,36 @@ def test_swap_and_holders(host):
     assert 'refusing /dev/vdg: held by another device (/dev/dm-0)' in refusals[2]
 
 
+def test_second_device_of_a_mounted_btrfs_is_in_use_even_with_opt_in(host):
+    # a two-device btrfs mounted from vdc: vdb itself is neither mounted nor held
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdb'], 0, 'TYPE=btrfs\nUUID=5e1f-aa\nUUID_SUB=1\n')
+    os.makedirs(os.path.join(host.root, 'sys/fs/btrfs/5e1f-aa/devices'))
+    devices, dummy = ds.resolve_all(view(host), ['/dev/vdb'])
+    refusals, to_wipe = ds.check_writable(view(host), devices, {(254, 16)})
+    assert to_wipe == []
+    assert refusals == ['refusing /dev/vdb: a device of the mounted btrfs filesystem 5e1f-aa (mounted from another '
+                        'of its devices); it is in use and will not be touched (not even with wipe_devices)']
+
+
+def test_member_of_an_imported_zfs_pool_is_in_use_even_with_opt_in(host):
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdb'], 0, 'TYPE=zfs_member\nLABEL=tank\nUUID=123\n')
+    os.makedirs(os.path.join(host.root, 'proc/spl/kstat/zfs/tank'))
+    devices, dummy = ds.resolve_all(view(host), ['/dev/vdb'])
+    refusals, dummy = ds.check_writable(view(host), devices, {(254, 16)})
+    assert refusals[0].startswith('refusing /dev/vdb: a member of the imported ZFS pool tank; it is in use')
+
+
+def test_btrfs_or_zfs_signature_of_nothing_open_is_only_a_signature(host):
+    # negative control: no /sys/fs/btrfs/<fsid>, no imported pool: an ordinary signature, opt-in wipes it
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdb'], 0, 'TYPE=btrfs\nUUID=5e1f-aa\n')
+    host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'TYPE=zfs_member\nLABEL=tank\n')
+    devices, dummy = ds.resolve_all(view(host), ['/dev/vdb', '/dev/vdc'])
+    refusals, to_wipe = ds.check_writable(view(host), devices, {(254, 16), (254, 32)})
+    assert refusals == [] and [d.kname for d in to_wipe] == ['vdb', 'vdc']
+    refusals, dummy = ds.check_writable(view(host), devices, set())
+    assert 'btrfs filesystem signature' in refusals[0] and 'in use' not in refusals[0]
+
+
 def test_existing_partitions_are_reported(host):
     host.disk('vdh', '254:112', partitions={'vdh1': '254:113'})
     host.on(['blkid', '-p', '-o', 'export', '/dev/vdh'], 0, 'PTTYPE=dos\n')

@@ -36,7 +36,7 @@ description:
     An existing path that is not a directory is refused.
   - Day two. When the array exists and its filesystem is mounted, or given by C(/etc/fstab), somewhere
     other than O(arrays[].mountpoint) (a changed or mistyped mount point on a converged host), the plan
-    is refused, naming both paths: a run never moves a filesystem that holds data unless
+    is refused, naming both paths. A run never moves a filesystem that holds data unless
     O(arrays[].move_from) names the exact path it is on now; even then it is refused while a process
     holds files under that path (open files, working directory, memory maps).
 author:

@@ -19,15 +19,17 @@ import re
 TAINT_DIE = 1 << 7
 
 # The first line the kernel prints when it oopses, hits a BUG or panics (arch/x86/mm/fault.c,
-# arch/x86/kernel/traps.c, lib/bug.c, kernel/panic.c). Hung-task and soft-lockup warnings are left out on
-# purpose: a slow emulated guest prints them without being broken.
+# arch/x86/kernel/traps.c, lib/bug.c, kernel/panic.c). Left out on purpose: hung-task and soft-lockup
+# warnings (a slow emulated guest prints them without being broken) and a user process's fault
+# ("traps: fio[7220] general protection fault ...": the kernel reports it, it did not break).
 OOPS_RE = re.compile(
     r'BUG: unable to handle|BUG: kernel NULL pointer|kernel BUG at|'
     r'general protection fault|Oops: |Kernel panic - not syncing|'
     r'invalid opcode: |stack segment: |double fault: |'
-    r'BUG: (?:scheduling while atomic|Bad page|Bad rss-counter|KASAN)|'
-    r'traps: .* general protection'
+    r'BUG: (?:scheduling while atomic|Bad page|Bad rss-counter|KASAN)'
 )
+# a user process's fault, reported by the kernel ("traps: fio[7220] general protection fault ip:...")
+USER_FAULT_RE = re.compile(r'traps: \S+\[\d+\] ')
 # "[   12.345678] " (console, dmesg) before a message
 _STAMP_RE = re.compile(r'^\s*\[\s*\d+\.\d+\]\s*')
 
@@ -36,7 +38,7 @@ def oops_lines(text, limit=20):
     """The oops/BUG/panic lines of a kernel log text, in order, without their timestamps."""
     found = []
     for line in text.splitlines():
-        if OOPS_RE.search(line):
+        if OOPS_RE.search(line) and not USER_FAULT_RE.search(line):
             found.append(_STAMP_RE.sub('', line).strip())
             if len(found) >= limit:
                 break
@@ -59,9 +61,19 @@ def died_since(before, after):
     return bool(after & TAINT_DIE) and not before & TAINT_DIE
 
 
-def kmsg_text(path='/dev/kmsg', limit=1 << 20):
-    """The kernel log ring buffer as text, one message a line ("pri,seq,ts,flags;message" records of
-    /dev/kmsg read without blocking; continuation lines dropped). "" when it cannot be read."""
+def uptime(proc_root='/proc'):
+    """Seconds since boot (/proc/uptime), the clock of the kernel log's timestamps; None if unreadable."""
+    try:
+        with open(os.path.join(proc_root, 'uptime')) as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def kmsg_text(path='/dev/kmsg', since=None, limit=1 << 20):
+    """The kernel log ring buffer as text, one message a line, from /dev/kmsg ("pri,seq,usec,flags;message"
+    records, read without blocking; continuation lines dropped); with ``since`` (seconds since boot, see
+    uptime()) only the messages logged from then on. "" when it cannot be read."""
     lines = []
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -80,9 +92,16 @@ def kmsg_text(path='/dev/kmsg', limit=1 << 20):
                 break
             total += len(chunk)
             for record in chunk.decode('utf-8', 'replace').splitlines():
-                if record[:1] == ' ':
+                if record[:1] == ' ' or ';' not in record:
                     continue                     # a "KEY=value" continuation line
-                lines.append(record.split(';', 1)[-1])
+                head, message = record.split(';', 1)
+                if since is not None:
+                    try:
+                        if int(head.split(',')[2]) < since * 1000000:
+                            continue
+                    except (IndexError, ValueError):
+                        pass
+                lines.append(message)
     finally:
         os.close(fd)
     return '\n'.join(lines)

@@ -6,7 +6,8 @@
 whatever of the group is left when it returns: a crashed fio's workers must not keep the test file busy.
 
 AnsibleModule.run_command has no time limit and waits for every holder of its pipes, which is how one
-dead fio worker held a whole test run (issue #32).
+dead fio worker held a whole test run (issue #32). Here the output goes to temporary files, so the wait is
+on the program itself: its own exit status is what is reported, whatever its workers do.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import tempfile
 import time
 
 
 class GroupResult(object):
-    """What one run gave: rc (negative: killed by that signal), output, whether the time limit ended it,
-    and the pids of the group that were still alive after the program returned and were ended."""
+    """What one run gave: rc (negative: killed by that signal; None: it could not even be reaped), output,
+    whether the time limit ended it, and the pids of its group still alive when it returned, which were ended."""
 
     def __init__(self, rc, out, err, timed_out=False, ended=None):
         self.rc = rc
@@ -42,7 +44,7 @@ class GroupResult(object):
 
 
 def group_members(pgid, proc_root='/proc'):
-    """pids whose process group is ``pgid`` (field 5 of /proc/<pid>/stat)."""
+    """Live pids whose process group is ``pgid`` (field 5 of /proc/<pid>/stat); zombies are not counted."""
     pids = []
     try:
         names = os.listdir(proc_root)
@@ -57,7 +59,7 @@ def group_members(pgid, proc_root='/proc'):
         except OSError:
             continue
         fields = stat[stat.rfind(')') + 2:].split()     # after "pid (comm) ": state ppid pgrp ...
-        if len(fields) > 2 and fields[2] == str(pgid):
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ('Z', 'X'):
             pids.append(int(name))
     return sorted(pids)
 
@@ -86,29 +88,36 @@ def end_group(pgid, proc_root='/proc', grace=10.0):
     return alive
 
 
-def run(argv, timeout, proc_root='/proc', grace=10.0, env=None):
-    """Run ``argv`` (a list) in a new session; at most ``timeout`` seconds. Returns a GroupResult."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                            start_new_session=True, close_fds=True, env=env)
-    pgid = proc.pid
-    timed_out = False
+def _wait(proc, timeout):
     try:
-        out, err = proc.communicate(timeout=timeout)
+        return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        # fio itself, or a worker of it holding the pipes, did not finish
-        timed_out = True
+        return None
+
+
+def run(argv, timeout, proc_root='/proc', grace=10.0, env=None):
+    """Run ``argv`` (a list) in a new session; at most ``timeout`` seconds. Returns a GroupResult.
+
+    Never blocks longer than ``timeout`` plus twice ``grace``: a program stuck in the kernel (after an oops)
+    is reported with rc None."""
+    with tempfile.TemporaryFile() as out_f, tempfile.TemporaryFile() as err_f:
+        proc = subprocess.Popen(argv, stdout=out_f, stderr=err_f, stdin=subprocess.DEVNULL,
+                                start_new_session=True, close_fds=True, env=env)
+        pgid = proc.pid
+        rc = _wait(proc, timeout)
+        timed_out = rc is None
+        if timed_out:
+            # the group leader (fio itself) first, then whatever else of the group is alive
+            _kill_group(pgid, signal.SIGTERM)
+            rc = _wait(proc, grace)
+            if rc is None:
+                _kill_group(pgid, signal.SIGKILL)
+                rc = _wait(proc, grace)
+        # workers of a fio that returned (in any way) must not go on using the test file
         ended = end_group(pgid, proc_root, grace)
-        try:
-            out, err = proc.communicate(timeout=grace)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = b'', b''
-        if proc.returncode is None:
-            proc.wait(timeout=grace)
-        return GroupResult(proc.returncode, _text(out), _text(err), True, ended)
-    ended = end_group(pgid, proc_root, grace) if proc.returncode != 0 else []
-    return GroupResult(proc.returncode, _text(out), _text(err), timed_out, ended)
+        return GroupResult(rc, _read(out_f), _read(err_f), timed_out, ended)
 
 
-def _text(data):
-    return data.decode('utf-8', 'replace') if isinstance(data, bytes) else (data or '')
+def _read(f):
+    f.seek(0)
+    return f.read().decode('utf-8', 'replace')

@@ -217,6 +217,8 @@ options:
         its own; when it does not return in time, or returns with an error, what is left of the group (its
         workers) is ended (C(SIGTERM), C(SIGKILL) 10 s later) before the module returns, so no stray worker
         keeps the test file open.
+      - On a kernel that has oopsed since it booted (taint flag C(D)) the module refuses to measure at all (also in
+        check mode), naming the kernel's first oops line.
       - A fio that dies is reported as such in RV(crash) (signal, stderr, whether the time limit ended it) with
         what the kernel said. When the kernel oopsed during the run (its C(D) taint flag set since the run
         started), RV(crash.kernel_oops) holds its oops lines from C(/dev/kmsg), and the test files are left
@@ -303,7 +305,7 @@ crash:
       description: Whether the kernel oopsed (taint flag C(D) set) during the run.
       type: bool
     kernel_oops:
-      description: The kernel's oops, BUG and panic lines from C(/dev/kmsg) when it oopsed.
+      description: The kernel's oops, BUG and panic lines logged in C(/dev/kmsg) during the run, when it oopsed.
       type: list
       elements: str
     test_files_left:
@@ -572,6 +574,7 @@ class Measurer(object):
     def run(self, argv, what):
         """fio's stdout; FioError with RV(crash) when it fails, dies or runs out of time."""
         before = kernel_log.tainted(self.host.proc_root)
+        started = kernel_log.uptime(self.host.proc_root)
         res = process_group.run(argv, self.module.params['timeout'], proc_root=self.host.proc_root,
                                 env=dict(os.environ, LC_ALL='C', LANG='C'))
         if res.rc == 0 and not res.timed_out:
@@ -579,12 +582,19 @@ class Measurer(object):
         crash = dict(rc=res.rc, signal=res.signal_name(), timed_out=res.timed_out, workers_ended=res.ended,
                      stderr=(res.err or '').strip()[-2000:],
                      kernel_died=kernel_log.died_since(before, kernel_log.tainted(self.host.proc_root)))
-        crash['kernel_oops'] = kernel_log.oops_lines(self.kmsg()) if crash['kernel_died'] else []
+        crash['kernel_oops'] = kernel_log.oops_lines(self.kmsg(started)) if crash['kernel_died'] else []
         raise FioError(crash_message(what, crash, self.module.params['timeout']),
                        cmd=argv, rc=res.rc, stdout=res.out, stderr=res.err, crash=crash)
 
-    def kmsg(self):
-        return kernel_log.kmsg_text(os.path.join(self.host.root, 'dev', 'kmsg'))
+    def kernel_died_before(self):
+        """The kernel's first oops line when it has oopsed since boot (taint flag D), else None."""
+        if not kernel_log.died_since(0, kernel_log.tainted(self.host.proc_root)):
+            return None
+        found = kernel_log.oops_lines(self.kmsg())
+        return found[0] if found else 'its log has no oops line left'
+
+    def kmsg(self, since=None):
+        return kernel_log.kmsg_text(os.path.join(self.host.root, 'dev', 'kmsg'), since=since)
 
 
 def crash_message(what, crash, timeout):
@@ -594,7 +604,7 @@ def crash_message(what, crash, timeout):
     elif crash['signal']:
         how = 'died (killed by %s)' % crash['signal']
     else:
-        how = 'failed (rc=%d)' % crash['rc']
+        how = 'failed (rc=%s)' % crash['rc']
     msg = 'fio %s %s' % (what, how)
     if crash['workers_ended']:
         msg += '; its leftover processes %s were ended' % ', '.join(str(p) for p in crash['workers_ended'])
@@ -602,7 +612,7 @@ def crash_message(what, crash, timeout):
         msg += ': %s' % crash['stderr'][-2000:]
     if crash['kernel_died']:
         msg += ('; the kernel oopsed during the run (taint flag D): %s'
-                % (crash['kernel_oops'][-1] if crash['kernel_oops'] else 'its log has no oops line left'))
+                % (crash['kernel_oops'][0] if crash['kernel_oops'] else 'its log has no oops line left'))
     return msg
 
 
@@ -902,6 +912,15 @@ class FioRun(object):
         except (OSError, ValueError) as exc:
             self.refuse('cannot set %s read_ahead_kb=%d: %s' % (self.ra_dev, value, exc))
 
+    # ---- a kernel that has oopsed is not measured on ----------------------------------------------
+    def check_kernel(self):
+        """Refuse on a kernel that has oopsed since boot (read-only; also in check mode): a measurement on it
+        can hang in the kernel, and its figures mean nothing."""
+        oops = self.host.kernel_died_before()
+        if oops:
+            self.refuse('refusing to measure %s: the kernel has oopsed since it booted (taint flag D): %s. A '
+                        'measurement on it can hang or crash; reboot the host first' % (self.directory, oops))
+
     # ---- nobody may use the filesystem ----------------------------------------------------------
     def check_open_files(self):
         """Refuse when processes hold files on the filesystem (read-only; also in check mode)."""
@@ -1024,7 +1043,8 @@ class FioRun(object):
             if crash.get('kernel_died'):
                 # unlinking on a filesystem whose kernel code just oopsed can hang for good: leave them
                 leave_files = True
-                crash['test_files_left'] = sorted(set(list(self.existing) + created))
+                crash['test_files_left'] = sorted(set(list(self.existing) + created)) or [self.test_glob or
+                                                                                          self.test_file]
                 exc.args = ('%s; test files left in place: %s' % (exc, ', '.join(crash['test_files_left'])),)
             raise
         finally:
@@ -1082,6 +1102,7 @@ class FioRun(object):
         done = self.readahead_only()
         if done is not None:
             return done
+        self.check_kernel()
         self.check_open_files()
         self.plan_commands()
         self.check_free_space()

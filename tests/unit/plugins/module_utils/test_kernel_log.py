@@ -33,7 +33,6 @@ def test_oops_lines_of_a_console_log():
     'Kernel panic - not syncing: Fatal exception',
     'kernel BUG at fs/xfs/xfs_iomap.c:123!',
     'BUG: kernel NULL pointer dereference, address: 0000000000000008',
-    'traps: fio[7220] general protection fault ip:7f0 sp:7ff error:0 in libc.so.6',
     'invalid opcode: 0000 [#1] PREEMPT SMP NOPTI',
 ])
 def test_other_oops_kinds(line):
@@ -45,6 +44,7 @@ def test_other_oops_kinds(line):
     'watchdog: BUG: soft lockup - CPU#0 stuck for 22s! [fio:7220]',
     'XFS (md127): Mounting V5 Filesystem',
     'nvme nvme0: I/O tag 12 timeout, aborting',
+    'traps: fio[7220] general protection fault ip:7f0 sp:7ff error:0 in libc.so.6',   # a process's fault
 ])
 def test_no_oops(line):
     assert kernel_log.oops_lines(line) == []
@@ -67,6 +67,14 @@ def test_tainted(tmp_path):
 
 def test_kmsg_text(tmp_path):
     kmsg = tmp_path / 'kmsg'
-    kmsg.write_text('6,1,10,-;first\n SUBSYSTEM=block\n DEVICE=b9:127\n1,2,20,-;BUG: kernel NULL pointer; x\n')
+    kmsg.write_text('6,1,1000000,-;first\n SUBSYSTEM=block\n DEVICE=b9:127\n1,2,2500000,-;BUG: kernel NULL pointer; x\n')
     assert kernel_log.kmsg_text(str(kmsg)) == 'first\nBUG: kernel NULL pointer; x'
+    assert kernel_log.kmsg_text(str(kmsg), since=2.0) == 'BUG: kernel NULL pointer; x'      # logged from 2 s on
+    assert kernel_log.kmsg_text(str(kmsg), since=3.0) == ''
     assert kernel_log.kmsg_text(str(tmp_path / 'missing')) == ''
+
+
+def test_uptime(tmp_path):
+    (tmp_path / 'uptime').write_text('812.45 1500.10\n')
+    assert kernel_log.uptime(str(tmp_path)) == 812.45
+    assert kernel_log.uptime(str(tmp_path / 'none')) is None

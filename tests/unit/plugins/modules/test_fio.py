@@ -500,19 +500,46 @@ def test_kernel_oops_during_the_run_is_named_and_the_test_file_left(host, capsys
     assert r['crash']['kernel_died'] is True
     assert r['crash']['kernel_oops'] == ['BUG: unable to handle page fault for address: fffffffffffffec8',
                                          'general protection fault, probably for non-canonical address']
-    assert 'the kernel oopsed during the run (taint flag D): general protection fault' in r['msg']
+    assert 'the kernel oopsed during the run (taint flag D): BUG: unable to handle page fault' in r['msg']
     left = os.path.join(str(host.dir), 'iotune-fio.mmap_rand4k.dat')
     assert r['crash']['test_files_left'] == [left] and 'test files left in place: ' + left in r['msg']
     assert os.path.exists(left)                        # not unlinked on a broken filesystem
     assert host.ra() == 4096                           # readahead is a sysfs write: still restored
 
 
-def test_an_oops_before_the_run_is_not_blamed_on_it(host, capsys):
+def test_a_kernel_that_oopsed_before_is_not_measured_on(host, capsys):
     host.host.write('proc/sys/kernel/tainted', '%d\n' % kernel_log.TAINT_DIE)
+    host.host.write('dev/kmsg', '1,7,900,-;BUG: kernel NULL pointer dereference, address: 0000000000000008\n')
+    for check_mode in (True, False):
+        r = run_module(capsys, base_args(host), check_mode=check_mode)
+        assert r['failed'] is True
+        assert r['msg'] == ('refusing to measure %s: the kernel has oopsed since it booted (taint flag D): BUG: '
+                            'kernel NULL pointer dereference, address: 0000000000000008. A measurement on it can '
+                            'hang or crash; reboot the host first' % host.dir)
+    assert host.calls == [] and os.listdir(str(host.dir)) == []
+
+
+def test_only_the_oops_lines_logged_during_the_run_are_reported(host, capsys):
+    host.host.write('proc/uptime', '100.50 180.00\n')              # the run starts 100.5 s after boot
+    host.host.write('dev/kmsg', '4,90,99000000,-;BUG: Bad page state in process bash\n'
+                                '1,91,101000000,-;BUG: unable to handle page fault for address: fffffffffffffec8\n')
     host.crash = crash(oops=True)
     r = run_module(capsys, base_args(host))
-    assert r['crash']['kernel_died'] is False and r['crash']['kernel_oops'] == []
-    assert os.listdir(str(host.dir)) == []
+    assert r['crash']['kernel_oops'] == ['BUG: unable to handle page fault for address: fffffffffffffec8']
+
+
+def test_a_crash_of_the_layout_names_the_planned_file(host, capsys, monkeypatch):
+    real = host.run_fio
+
+    def layout_dies(argv, timeout, **kw):
+        if '--create_only=1' in argv:
+            host.host.write('proc/sys/kernel/tainted', '%d\n' % kernel_log.TAINT_DIE)
+            return process_group.GroupResult(-11, '', 'fio: pid=1 disappeared 11')
+        return real(argv, timeout, **kw)
+    monkeypatch.setattr(fio.process_group, 'run', layout_dies)
+    r = run_module(capsys, base_args(host))
+    assert r['msg'].startswith('fio layout died (killed by SIGSEGV)')
+    assert r['crash']['test_files_left'] == [os.path.join(str(host.dir), 'iotune-fio.mmap_rand4k.dat')]
 
 
 def test_time_limit_ends_fio(host, capsys):

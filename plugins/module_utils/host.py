@@ -241,10 +241,13 @@ class BlockHost:
         return self.read_ahead_kb(kname)
 
     # --- /proc ---------------------------------------------------------------------------------
-    def mounts(self):
-        """List of (major, minor, mountpoint, source) from /proc/self/mountinfo."""
+    def mounts(self, root_only=False):
+        """List of (major, minor, mountpoint, source) from /proc/self/mountinfo; ``root_only``: only the mounts
+        of a filesystem's root (not the bind mounts of a directory inside it, e.g. a container's volume)."""
         result = []
         for mount in parse_mountinfo(self._read('/proc/self/mountinfo', '')):
+            if root_only and mount['root'] != '/':
+                continue
             major, dummy, minor = mount['maj_min'].partition(':')
             try:
                 result.append((int(major), int(minor), mount['mountpoint'], mount['source'] or ''))

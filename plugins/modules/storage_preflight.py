@@ -468,8 +468,6 @@ class Preflight:
         elsewhere = {}
         for major, minor, mountpoint, source in self.view.mounts():
             if mountpoint != path:
-                if ours is not None and (major, minor) == ours:
-                    elsewhere.setdefault(mountpoint, []).append('mounted there')
                 continue
             found['mounted_from'] = source or '%d:%d' % (major, minor)
             if (major, minor) == ours:
@@ -489,6 +487,10 @@ class Preflight:
                 self.problems.append('%s: /etc/fstab line %d gives %s to %s; remove or change that line first '
                                      '(it is never rewritten)%s' % (where, line['number'], path, line['source'],
                                                                     self.gone_hint(line['source'])))
+        # the filesystem's root mounted elsewhere (a bind mount of a directory inside it is no move)
+        for major, minor, mountpoint, source in self.view.mounts(root_only=True):
+            if ours is not None and (major, minor) == ours and mountpoint != path:
+                elsewhere.setdefault(mountpoint, []).insert(0, 'mounted there')
         found['elsewhere'] = sorted(elsewhere)
         if elsewhere:
             self.check_move(array, md, elsewhere)

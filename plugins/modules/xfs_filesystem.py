@@ -232,7 +232,7 @@ def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=No
             planned = (len(here) == 1 and here[0]['line'].split()[2:] == ['xfs', options, '0', '0']
                        and here[0]['source'] == spec and mounted_here(view, device, mountpoint))
     return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere,
-            'mounted_elsewhere': mounted_on(view, device, exclude=mountpoint) if result.get('uuid') else [],
+            'mounted_elsewhere': mounted_on(view, device, exclude=mountpoint, root_only=True) if result.get('uuid') else [],
             'mounted_as_planned': planned}
 
 
@@ -247,22 +247,19 @@ def move_refusal(found, mountpoint, move_from):
                ', '.join(found['mounted_elsewhere']) or 'none', mountpoint, paths[0]))
 
 
-def mounted_on(view, device, exclude=None):
-    """The mount points of ``device`` (any path to it), but ``exclude``."""
+def mounted_on(view, device, exclude=None, root_only=False):
+    """The mount points of ``device`` (any path to it), but ``exclude``; ``root_only``: not the bind mounts of
+    directories inside the filesystem."""
     if not device or not view.exists(device):
         return []
     majmin = tuple(view.block_majmin(view.realpath(device)) or ())
-    return sorted(set(point for major, minor, point, dummy in view.mounts()
+    return sorted(set(point for major, minor, point, dummy in view.mounts(root_only=root_only)
                       if (major, minor) == majmin and point != exclude))
 
 
 def mounted_here(view, device, mountpoint):
     """Is ``device`` (any path to it) mounted on ``mountpoint`` now?"""
-    if not view.exists(device):
-        return False
-    majmin = view.block_majmin(view.realpath(device))
-    return any((major, minor) == tuple(majmin or ()) and point == mountpoint
-               for major, minor, point, dummy in view.mounts())
+    return mountpoint in mounted_on(view, device)
 
 
 def main():
@@ -298,8 +295,9 @@ def main():
         module.fail_json(msg=str(failure), device=module.params['device'], **getattr(failure, 'data', {}))
     result.update(where_to_mount(view, result, module.params['mountpoint'], module.params['fstab'],
                                  device=module.params['device'], options=module.params['mount_options']))
+    move_from = fstab.normalise_mountpoint(module.params['move_from']) if module.params['move_from'] else None
     refusal = move_refusal(result, fstab.normalise_mountpoint(module.params['mountpoint']),
-                           module.params['move_from']) if module.params['mountpoint'] else None
+                           move_from) if module.params['mountpoint'] else None
     if refusal:
         module.fail_json(msg='%s: %s' % (module.params['device'], refusal), **result)
     if module._diff:

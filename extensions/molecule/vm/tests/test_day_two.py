@@ -30,9 +30,15 @@ STATE = ("sha256sum %s /etc/fstab /etc/systemd/system/*.d/iotune-storage-mounts.
 
 
 def failures(report, hostname):
-    return ["%s: %s" % (t["task"]["name"], t["hosts"][hostname].get("msg", ""))
-            for play in report["plays"] for t in play["tasks"]
-            if hostname in t["hosts"] and t["hosts"][hostname].get("failed")]
+    """One line per failed task: its name, its message and those of its failed loop items."""
+    found = []
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            result = task["hosts"].get(hostname, {})
+            if result.get("failed"):
+                items = [r.get("msg", "") for r in result.get("results", []) if r.get("failed")]
+                found.append("%s: %s" % (task["task"]["name"], " | ".join([result.get("msg", "")] + items)))
+    return found
 
 
 @pytest.fixture(scope="module")

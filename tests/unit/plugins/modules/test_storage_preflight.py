@@ -171,6 +171,13 @@ def test_the_same_mountpoint_needs_no_opt_in(host):
     assert run(host, array())[0]['mountpoint']['elsewhere'] == []
 
 
+def test_a_bind_mount_of_a_directory_inside_is_no_move(host):
+    # a container runtime bind-mounts /var/lib/cassandra/data into a pod: the re-run is not refused
+    converged(host)
+    host.mount('9:127', '/var/lib/kubelet/pods/1/volumes/data', root='/data')
+    assert run(host, array())[0]['mountpoint']['elsewhere'] == []
+
+
 def test_running_array_on_other_members_is_refused(host):
     members_of_running_array(host, slaves=('vdb', 'vdd'))
     problems = refused(host, array())

@@ -221,6 +221,10 @@ def test_a_filesystem_on_another_path_is_never_moved_without_move_from(host):
     found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/new', '/etc/fstab', device='/dev/md/data')
     assert found['mounted_elsewhere'] == ['/mnt/copy', '/var/lib/cassandra']
     assert mod.move_refusal(found, '/srv/new', '/var/lib/cassandra') is not None
+    # a bind mount of a directory inside the filesystem is not "elsewhere"
+    host.mount('9:127', '/var/lib/kubelet/pods/1/volumes/data', root='/data')
+    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/new', '/etc/fstab', device='/dev/md/data')
+    assert found['mounted_elsewhere'] == ['/mnt/copy', '/var/lib/cassandra']
     # nothing elsewhere: nothing to refuse
     assert mod.move_refusal({'fstab_elsewhere': [], 'mounted_elsewhere': []}, '/srv/new', None) is None
 

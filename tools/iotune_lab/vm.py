@@ -22,9 +22,10 @@ from .qmp import QMP
 from .ssh import lab_key, ssh_argv
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,30}$")
-# The CPU model of TCG guests (KVM guests get the host's). `max` exposes what qemu 7.2's TCG has just
-# learnt (AVX/AVX2 among others), and the Debian 13 guest oopsed under it (issue #32; docs/lab.md,
-# "CPU model"). `up --cpu` or IOTUNE_LAB_CPU choose another one, e.g. `max` to reproduce.
+# The CPU model of TCG guests (KVM guests get the host's) and the TCG threading. A Debian 13 guest oopsed
+# once under `max` + MTTCG in CI (issue #32); 200 soak runs did not reproduce it, and the alternatives
+# measured cost throughput (Westmere about half, one TCG thread about a tenth): docs/lab.md, "CPU model".
+# `up --cpu` / IOTUNE_LAB_CPU and `up --tcg-thread` / IOTUNE_LAB_TCG_THREAD choose others.
 TCG_CPU_DEFAULT = "max"
 # MTTCG (one host thread per vCPU) or one thread for all vCPUs; `up --tcg-thread`, IOTUNE_LAB_TCG_THREAD
 TCG_THREAD_DEFAULT = "multi"

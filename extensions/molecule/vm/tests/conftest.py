@@ -151,6 +151,19 @@ def subrun(request, host):
     return SubRun(request, host.ansible.get_variables()["inventory_hostname"])
 
 
+def failure_messages(report, hostname):
+    """One line per task that failed on ``hostname`` in an ansible.posix.json report: its name, its message and
+    those of its failed loop items (a loop task's own message is only "One or more items failed")."""
+    found = []
+    for play in report["plays"]:
+        for task in play["tasks"]:
+            result = task["hosts"].get(hostname, {})
+            if result.get("failed"):
+                items = [r.get("msg", "") for r in result.get("results", []) if r.get("failed")]
+                found.append("%s: %s" % (task["task"]["name"], " | ".join([result.get("msg", "")] + items)))
+    return found
+
+
 BUSY_MOUNT = "/mnt/iotune-busy"
 
 

@@ -15,19 +15,11 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import failure_messages
+
 MOUNTPOINT = "/var/lib/cassandra"
 FINGERPRINT = ("sha256sum /etc/fstab /etc/mdadm/mdadm.conf /etc/udev/rules.d/66-iotune-storage.rules; "
                "cat /proc/mdstat; ls /dev/md; ls /etc/systemd/system/*.d/iotune-storage-mounts.conf")
-
-
-def failure_messages(report, hostname):
-    found = []
-    for play in report["plays"]:
-        for task in play["tasks"]:
-            result = task["hosts"].get(hostname, {})
-            if result.get("failed"):
-                found.append("%s: %s" % (task["task"]["name"], result.get("msg", "")))
-    return found
 
 
 @pytest.fixture(scope="module")

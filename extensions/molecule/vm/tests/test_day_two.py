@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import failure_messages
+
 MOUNTPOINT = "/var/lib/cassandra"
 TYPO = "/var/lib/casandra"
 MOVED = "/srv/cassandra-moved"
@@ -27,18 +29,6 @@ PROBE = MOUNTPOINT + "/day-two-probe.bin"
 STUB = "iotune-db-stub"
 STATE = ("sha256sum %s /etc/fstab /etc/systemd/system/*.d/iotune-storage-mounts.conf; "
          "findmnt -n -o SOURCE,TARGET --target %s; cat /proc/mdstat" % (PROBE, MOUNTPOINT))
-
-
-def failures(report, hostname):
-    """One line per failed task: its name, its message and those of its failed loop items."""
-    found = []
-    for play in report["plays"]:
-        for task in play["tasks"]:
-            result = task["hosts"].get(hostname, {})
-            if result.get("failed"):
-                items = [r.get("msg", "") for r in result.get("results", []) if r.get("failed")]
-                found.append("%s: %s" % (task["task"]["name"], " | ".join([result.get("msg", "")] + items)))
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +57,7 @@ def stub(host, running):
 
 def refused(subrun, host, probe, array, expected, **extra):
     rc, out, report = subrun.run(dict({"iotune_arrays": [array], "iotune_verify": False}, **extra))
-    messages = failures(report, subrun.hostname)
+    messages = failure_messages(report, subrun.hostname)
     assert rc != 0 and subrun.changed(report) == 0, out
     assert len(messages) == 1 and all(text in messages[0] for text in expected), messages
     assert host.check_output(STATE) == probe          # the file, fstab, drop-ins, the mount: as they were

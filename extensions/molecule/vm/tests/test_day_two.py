@@ -15,6 +15,8 @@ drop-ins and the file's checksum as they were, no directory at the typo, and the
    (xfs_filesystem's move check), after stages that change nothing on a converged host;
 3. `move_from: /var/lib/cassandra` (the opt-in) to /srv/cassandra-moved with the stand-in running: refused
    while it uses files there, naming its pid.
+
+The negative control, the converged variables passing the same checks, is test_bad_input.py's last test.
 """
 from __future__ import annotations
 
@@ -89,9 +91,3 @@ def test_the_move_opt_in_is_refused_while_the_database_uses_the_files(subrun, ho
         "stop them before the filesystem is moved"])
     stub(host, running=False)
 
-
-def test_the_converged_variables_still_pass(subrun, host, probe, data_array):
-    """Negative control: the same array at its own mount point passes the same checks (tags facts)."""
-    rc, out, report = subrun.run({"iotune_arrays": [data_array]}, tags="facts")
-    assert rc == 0 and subrun.changed(report) == 0, out
-    assert host.check_output(STATE) == probe

@@ -11,8 +11,9 @@ drop-ins and the file's checksum as they were, no directory at the typo, and the
 
 1. `mountpoint: /var/lib/casandra` with the stand-in running: the preflight refuses, naming both paths and
    the `move_from` opt-in;
-2. the same with the stand-in stopped and `profile_preflight: false`: the xfs stage refuses it on its own
-   (xfs_filesystem's move check), after stages that change nothing on a converged host;
+2. the same with the stand-in stopped and `profile_preflight: false` (which skips only the tuning check): the
+   preflight refuses it; the xfs role run alone (no profile role, no preflight) refuses it on its own
+   (xfs_filesystem's move check);
 3. `move_from: /var/lib/cassandra` (the opt-in) to /srv/cassandra-moved with the stand-in running: refused
    while it uses files there, naming its pid.
 
@@ -76,12 +77,25 @@ def test_a_typo_in_mountpoint_is_refused_with_the_database_running(subrun, host,
     assert int(host.check_output("systemctl show -P MainPID %s", STUB)) == pid
 
 
-def test_a_typo_is_refused_by_the_xfs_stage_without_the_preflight(subrun, host, probe, data_array):
+def test_a_typo_is_refused_with_profile_preflight_false_and_by_the_xfs_role_alone(subrun, host, probe, data_array,
+                                                                                 tmp_path):
     stub(host, running=False)
+    # profile_preflight: false skips only the tuning check: the host checks still refuse the typo
     msg = refused(subrun, host, probe, dict(data_array, mountpoint=TYPO),
-                  ["its filesystem is on %s" % MOUNTPOINT, "set move_from: %s" % MOUNTPOINT],
-                  profile_preflight=False)
-    assert "Create the XFS filesystems" in msg
+                  ["its filesystem is on %s" % MOUNTPOINT, "move_from: %s" % MOUNTPOINT], profile_preflight=False)
+    assert "Check the arrays" in msg
+    # the xfs role on its own (no profile, no preflight): xfs_filesystem refuses it before any change
+    play = tmp_path / "xfs-alone.yml"
+    play.write_text("- name: The xfs role alone\n  hosts: all\n  gather_facts: false\n  roles:\n"
+                    "    - role: iotune.storage.xfs\n")
+    rc, out, report = subrun.run({"xfs_filesystems": [{"device": "/dev/md/data", "mountpoint": TYPO}]},
+                                 playbook=str(play))
+    messages = failure_messages(report, subrun.hostname)
+    assert rc != 0 and subrun.changed(report) == 0, out
+    assert len(messages) == 1 and "Create the XFS filesystems" in messages[0], messages
+    assert "its filesystem is on %s" % MOUNTPOINT in messages[0] and "set move_from: %s" % MOUNTPOINT in messages[0]
+    assert host.check_output(STATE) == probe
+    assert not host.file(TYPO).exists
 
 
 def test_the_move_opt_in_is_refused_while_the_database_uses_the_files(subrun, host, probe, data_array):

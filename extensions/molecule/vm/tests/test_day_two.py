@@ -77,8 +77,8 @@ def test_a_typo_in_mountpoint_is_refused_with_the_database_running(subrun, host,
     assert int(host.check_output("systemctl show -P MainPID %s", STUB)) == pid
 
 
-def test_a_typo_is_refused_with_profile_preflight_false_and_by_the_xfs_role_alone(subrun, host, probe, data_array,
-                                                                                 tmp_path):
+def test_a_typo_is_refused_with_profile_preflight_false_and_by_the_xfs_role_alone(
+        subrun, host, probe, data_array, tmp_path):
     stub(host, running=False)
     # profile_preflight: false skips only the tuning check: the host checks still refuse the typo
     msg = refused(subrun, host, probe, dict(data_array, mountpoint=TYPO),
@@ -104,4 +104,3 @@ def test_the_move_opt_in_is_refused_while_the_database_uses_the_files(subrun, ho
         "move_from %s: 1 process(es) use files there: pid %d (sleep" % (MOUNTPOINT, pid),
         "stop them before the filesystem is moved"])
     stub(host, running=False)
-

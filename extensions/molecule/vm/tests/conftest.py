@@ -151,6 +151,14 @@ def subrun(request, host):
     return SubRun(request, host.ansible.get_variables()["inventory_hostname"])
 
 
+def on_one_entry_only(host):
+    """Tests whose proof does not depend on the release, the initramfs generator or the disk bus run on the
+    virtio entry of the vm matrix only (the CI's time budget, docs/testing.md): skipped on NVMe runs."""
+    disks = host.ansible.get_variables()["lab_disks"]
+    if disks and disks[0].get("bus") == "nvme":
+        pytest.skip("runs on the virtio entry of the vm matrix only (not release- or bus-specific; CI budget)")
+
+
 def failure_messages(report, hostname):
     """One line per task that failed on ``hostname`` in an ansible.posix.json report: its name, its message and
     those of its failed loop items (a loop task's own message is only "One or more items failed")."""

@@ -18,12 +18,13 @@ drop-ins and the file's checksum as they were, no directory at the typo, and the
    while it uses files there, naming its pid.
 
 The negative control, the converged variables passing the same checks, is test_bad_input.py's last test.
+Runs on the virtio entry of the vm matrix only (the preflight and xfs_filesystem decide, not the release).
 """
 from __future__ import annotations
 
 import pytest
 
-from conftest import failure_messages
+from conftest import failure_messages, on_one_entry_only
 
 MOUNTPOINT = "/var/lib/cassandra"
 TYPO = "/var/lib/casandra"
@@ -36,6 +37,7 @@ STATE = ("sha256sum %s /etc/fstab /etc/systemd/system/*.d/iotune-storage-mounts.
 
 @pytest.fixture(scope="module")
 def data_array(host):
+    on_one_entry_only(host)
     disks = host.ansible.get_variables()["lab_disks"]
     return {"name": "data", "devices": [d["by_id"] for d in disks[0:4]], "chunk_kb": 256,
             "mountpoint": MOUNTPOINT, "services": ["cassandra", "iotune-standin"]}

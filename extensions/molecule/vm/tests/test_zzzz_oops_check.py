@@ -6,6 +6,7 @@
 every layer of the check must say so with the lab's message.
 
 Runs last of all (its name sorts last): the guest is dead afterwards and the scenario's destroy follows.
+Runs on the virtio entry of the vm matrix only (the checks read the console log on the host).
 
 1. before: `tools/lab oops-check` passes (exit 0), the scenario's check playbook passes, conftest's
    check (guest_kernel_oops) finds nothing: the checks do not fail on a sound guest;
@@ -21,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import HERE, LAB, REPO, VM, guest_kernel_oops, lab_ssh
+from conftest import HERE, LAB, REPO, VM, guest_kernel_oops, lab_ssh, on_one_entry_only
 
 pytestmark = pytest.mark.oops_on_purpose
 LAB_WORDS = "guest kernel under qemu software emulation, not a result of the collection"
@@ -41,7 +42,8 @@ def playbook(path, subrun):
     return proc.returncode, proc.stdout + proc.stderr
 
 
-def test_the_guest_kernel_checks_fail_on_a_kernel_crash(subrun, tmp_path):
+def test_the_guest_kernel_checks_fail_on_a_kernel_crash(subrun, host, tmp_path):
+    on_one_entry_only(host)
     # 1. a sound guest passes every check
     proc = oops_check()
     assert proc.returncode == 0, proc.stdout + proc.stderr

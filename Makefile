@@ -76,11 +76,19 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 # ---------------------------------------------------------------------------------------------
 # Tests
 .PHONY: test sanity sanity-newest units lab-units browser browser-test lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
-TEST_SUITES := sanity sanity-newest units browser-test lint changelog-lint ship-checks molecule-container molecule-vm
-test: setup ## run every test: sanity, units, lint, changelog, molecule container + vm (each suite's time printed)
-	@t0=$$(date +%s); for suite in $(TEST_SUITES); do t=$$(date +%s); \
-	  $(MAKE) --no-print-directory $$suite; \
-	  echo "make test: $$suite passed in $$(( $$(date +%s) - t )) s"; done; \
+# The vm matrix (most of the time, CPU-bound under emulation) starts first and runs beside the other suites,
+# which run one after the other; a failed suite does not stop the others. Each suite's time is printed.
+TEST_SUITES := sanity sanity-newest units browser-test lint changelog-lint ship-checks molecule-container
+test: setup ## run every test: molecule vm beside sanity, units, lint, changelog, ship checks, molecule container
+	@t0=$$(date +%s); failed=""; \
+	( t=$$(date +%s); rc=0; $(VM_MATRIX_RUN) || rc=$$?; \
+	  echo "make test: molecule-vm $$( [ $$rc -eq 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - t )) s"; \
+	  exit $$rc ) & vm=$$!; \
+	for suite in $(TEST_SUITES); do t=$$(date +%s); \
+	  if $(MAKE) --no-print-directory $$suite; then r=passed; else r=FAILED; failed="$$failed $$suite"; fi; \
+	  echo "make test: $$suite $$r in $$(( $$(date +%s) - t )) s"; done; \
+	wait $$vm || failed="$$failed molecule-vm"; \
+	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed (after $$(( $$(date +%s) - t0 )) s)"; exit 1; fi; \
 	echo "make test: all suites passed in $$(( $$(date +%s) - t0 )) s"
 
 at-tree: | venv
@@ -124,27 +132,22 @@ changelog-lint: venv ## antsibull-changelog lint of the fragments
 molecule-container: setup ## molecule `container` scenario (podman)
 	$(BIN)/molecule test -s container
 
-# The vm scenario's matrix: one run per entry RELEASE:INITRAMFS:DISK_BUS, one after the other (one VM at
-# a time). docs/testing.md says what each run proves. One run: `make molecule-vm VM_MATRIX=trixie:dracut:virtio`.
-# Each entry is bounded (VM_RUN_TIMEOUT seconds), a last resort behind the limits of every task (40 min) and
-# test (45 min) inside: a run that still goes on then is ended, its VM removed, and make fails instead of
-# hanging. Generous on purpose: a trixie entry took more than 60 min beside two other VMs on 2 cores.
+# The vm scenario's matrix: one run per entry RELEASE:INITRAMFS:BUS, the entries side by side, each with its
+# own VM (tools/molecule-vm-matrix). docs/testing.md says what each run proves and which tests run on one
+# entry only. One run: `make molecule-vm VM_MATRIX=trixie:dracut:virtio` (then every test runs on it);
+# VM_ONE_AT_A_TIME=1 runs the entries one after the other. Each entry is bounded (VM_RUN_TIMEOUT seconds), a
+# last resort behind the limits of every task (40 min) and test (45 min) inside: an entry that still goes
+# on then is ended, its VM removed, and make fails instead of hanging.
 VM_MATRIX ?= bookworm:initramfs-tools:virtio trixie:dracut:nvme
 VM_RUN_TIMEOUT ?= 4800
-molecule-vm: setup ## molecule `vm` scenario for each VM_MATRIX entry (qemu lab VM; minutes each under emulation)
-	@set -e; for run in $(VM_MATRIX); do \
-	  IFS=: read -r release initramfs bus <<< "$$run"; \
-	  echo "molecule-vm: Debian $$release, $$initramfs, $$bus data disks"; \
-	  rc=0; IOTUNE_LAB_RELEASE=$$release IOTUNE_LAB_INITRAMFS=$$initramfs IOTUNE_LAB_DISK_BUS=$$bus \
-	    timeout --kill-after=60 $(VM_RUN_TIMEOUT) $(BIN)/molecule test -s vm || rc=$$?; \
-	  if [ $$rc -eq 124 ] || [ $$rc -eq 137 ]; then \
-	    echo "molecule-vm: $$run did not finish within $(VM_RUN_TIMEOUT) s; console tail:"; \
-	    $(TOP)/tools/lab console molecule-vm -n 80 || true; $(TOP)/tools/lab down molecule-vm || true; fi; \
-	  [ $$rc -eq 0 ] || exit $$rc; \
-	done
+VM_ONE_AT_A_TIME ?=
+VM_MATRIX_RUN = MOLECULE=$(BIN)/molecule $(TOP)/tools/molecule-vm-matrix --timeout $(VM_RUN_TIMEOUT) \
+	  $(if $(VM_ONE_AT_A_TIME),--one-at-a-time) $(VM_MATRIX)
+molecule-vm: setup ## molecule `vm` scenario for each VM_MATRIX entry, side by side (qemu lab VMs; minutes under emulation)
+	$(VM_MATRIX_RUN)
 
-molecule-vm-nvme: setup ## the `vm` scenario with NVMe data disks whose serials look like EBS volume ids
-	IOTUNE_LAB_DISK_BUS=nvme $(BIN)/molecule test -s vm
+molecule-vm-nvme: setup ## the `vm` scenario on Debian 12 with NVMe data disks whose serials look like EBS volume ids
+	$(MAKE) --no-print-directory molecule-vm VM_MATRIX=bookworm:initramfs-tools:nvme
 
 # ---------------------------------------------------------------------------------------------
 # Release checks on the built tarball (own venv: galaxy-importer pins attrs<24, the dev tools need >=25)

@@ -29,6 +29,28 @@ def guest_kernel_oops():
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "oops_on_purpose: the test oopses the guest kernel itself (no oops check)")
+    config.addinivalue_line("markers", "any_entry(index): the proof depends on neither the release, the initramfs "
+                                       "generator nor the disk bus: it runs on one entry of the vm matrix only")
+
+
+def matrix_entry():
+    """(index, count) of this run in the vm matrix: IOTUNE_VM_ENTRY=INDEX/COUNT, set by `make molecule-vm`;
+    (0, 1) when unset (a run by hand runs every test)."""
+    index, _, count = os.environ.get("IOTUNE_VM_ENTRY", "0/1").partition("/")
+    return int(index), int(count or 1)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``any_entry(N)`` run only on entry N modulo the matrix's size (docs/testing.md, "The vm
+    matrix"): each proof that is the same on every entry is made once per CI run, and the entries, which run side
+    by side, take about as long as each other."""
+    index, count = matrix_entry()
+    for item in items:
+        marker = item.get_closest_marker("any_entry")
+        if marker is not None and marker.args[0] % count != index:
+            item.add_marker(pytest.mark.skip(reason="not release-, initramfs- or bus-specific: runs on entry %d of "
+                                                    "the vm matrix (this is entry %d of %d)"
+                                                    % (marker.args[0] % count, index, count)))
 
 
 def stop_on_guest_oops(when, nodeid):
@@ -149,14 +171,6 @@ class SubRun(object):
 @pytest.fixture(scope="module")
 def subrun(request, host):
     return SubRun(request, host.ansible.get_variables()["inventory_hostname"])
-
-
-def on_one_entry_only(host):
-    """Tests whose proof does not depend on the release, the initramfs generator or the disk bus run on the
-    virtio entry of the vm matrix only (the CI's time budget, docs/testing.md): skipped on NVMe runs."""
-    disks = host.ansible.get_variables()["lab_disks"]
-    if disks and disks[0].get("bus") == "nvme":
-        pytest.skip("runs on the virtio entry of the vm matrix only (not release- or bus-specific; CI budget)")
 
 
 def failure_messages(report, hostname):

@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import failure_messages, on_one_entry_only
+from conftest import failure_messages
+
+# the preflight and xfs_filesystem decide, the same on every entry of the vm matrix
+pytestmark = pytest.mark.any_entry(0)
 
 MOUNTPOINT = "/var/lib/cassandra"
 TYPO = "/var/lib/casandra"
@@ -37,7 +40,6 @@ STATE = ("sha256sum %s /etc/fstab /etc/systemd/system/*.d/iotune-storage-mounts.
 
 @pytest.fixture(scope="module")
 def data_array(host):
-    on_one_entry_only(host)
     disks = host.ansible.get_variables()["lab_disks"]
     return {"name": "data", "devices": [d["by_id"] for d in disks[0:4]], "chunk_kb": 256,
             "mountpoint": MOUNTPOINT, "services": ["cassandra", "iotune-standin"]}

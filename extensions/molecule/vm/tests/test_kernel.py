@@ -91,6 +91,7 @@ def test_check_passes_on_the_converged_host(host):
 # conflicts are named
 
 
+@pytest.mark.any_entry(1)
 def test_later_sysctl_file_is_named(host):
     assert not host.file(LATER_FILE).exists
     try:
@@ -109,6 +110,7 @@ def test_later_sysctl_file_is_named(host):
     assert _sysctl(host, "vm.swappiness") == "1"
 
 
+@pytest.mark.any_entry(1)
 def test_tuned_like_profile_is_detected(host):
     if host.file("/etc/tuned").exists:
         pytest.skip("this host has a real /etc/tuned")
@@ -141,6 +143,7 @@ def test_tuned_like_profile_is_detected(host):
 # the tag
 
 
+@pytest.mark.any_entry(1)
 def test_tag_kernel_runs_only_the_kernel_part(subrun):
     rc, report = run_kernel_tag(subrun)
     assert rc == 0, json.dumps(report["stats"])
@@ -161,6 +164,7 @@ def test_tag_kernel_runs_only_the_kernel_part(subrun):
     assert others == [], others
 
 
+@pytest.mark.any_entry(1)
 def test_tag_kernel_repairs_drift_once(host, subrun):
     host.run_expect([0], "sysctl -w vm.max_map_count=65530 && echo always > %s/enabled" % THP)
     try:
@@ -174,6 +178,7 @@ def test_tag_kernel_repairs_drift_once(host, subrun):
         host.run("sysctl -p %s; systemctl restart %s" % (SYSCTL_FILE, THP_UNIT))
 
 
+@pytest.mark.any_entry(1)
 def test_tag_kernel_enables_a_thp_unit_disabled_by_hand(host, subrun):
     """A re-run skips the enable call only when kernel_settings read the unit as enabled (thp_unit_enabled):
     a unit disabled by hand is enabled again by the next run, and the run after that is changed=0."""

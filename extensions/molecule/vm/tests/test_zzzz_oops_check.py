@@ -22,9 +22,11 @@ import time
 
 import pytest
 
-from conftest import HERE, LAB, REPO, VM, guest_kernel_oops, lab_ssh, on_one_entry_only
+from conftest import HERE, LAB, REPO, VM, guest_kernel_oops, lab_ssh
 
-pytestmark = pytest.mark.oops_on_purpose
+# the lab's console check: the same on every entry of the vm matrix
+pytestmark = [pytest.mark.any_entry(0), pytest.mark.oops_on_purpose]
+
 LAB_WORDS = "guest kernel under qemu software emulation, not a result of the collection"
 SCENARIO = os.path.abspath(os.path.join(HERE, ".."))
 
@@ -43,7 +45,6 @@ def playbook(path, subrun):
 
 
 def test_the_guest_kernel_checks_fail_on_a_kernel_crash(subrun, host, tmp_path):
-    on_one_entry_only(host)
     # 1. a sound guest passes every check
     proc = oops_check()
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -36,7 +36,7 @@ def pytest_configure(config):
 def matrix_entry():
     """(index, count) of this run in the vm matrix: IOTUNE_VM_ENTRY=INDEX/COUNT, set by `make molecule-vm`;
     (0, 1) when unset (a run by hand runs every test)."""
-    index, _, count = os.environ.get("IOTUNE_VM_ENTRY", "0/1").partition("/")
+    index, dummy, count = os.environ.get("IOTUNE_VM_ENTRY", "0/1").partition("/")
     return int(index), int(count or 1)
 
 

@@ -58,10 +58,11 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm
+from ansible_collections.iotune.storage.plugins.module_utils.rules import valid_md_name
 
 
 def md_identity(name, uuid=None):
-    if not isinstance(name, str) or not mdadm.NAME_RE.match(mdadm.short_name(name) or ''):
+    if not isinstance(name, str) or not valid_md_name(mdadm.short_name(name)):
         raise AnsibleFilterError('md_identity expects an md array name (1-32 letters, digits, ".", "_", "-"), '
                                  'got %r' % (name,))
     return mdadm.identity(name, uuid)

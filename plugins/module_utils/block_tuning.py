@@ -27,12 +27,11 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
     parse_udev_db,
     read_text,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.validation import READ_AHEAD_MAX_KB, valid_read_ahead_kb
+from ansible_collections.iotune.storage.plugins.module_utils.rules import DEVICE_CLASSES, READ_AHEAD_MAX_KB, valid_read_ahead_kb
 
 SELECTOR_KEYS = ('device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel')
 SETTING_KEYS = ('scheduler', 'scheduler_by_class', 'read_ahead_kb', 'read_ahead_sectors',
                 'nr_requests', 'max_sectors_kb', 'rotational')
-DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
 
 LEGACY_SCHEDULERS = {
     'noop': 'none',

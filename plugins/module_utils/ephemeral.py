@@ -23,7 +23,7 @@ xfs_format.XfsFilesystem, device_safety):
   on stdout (the journal), writes nothing, and exits 1 - the services that Require= the unit stay down.
 
 No Ansible import: the role copies this file and the module_utils it imports (host, sysfs_block, ebs,
-md_identity, validation, device_safety, files, mdadm, md_array, xfs, xfs_format) below
+md_identity, rules, device_safety, files, mdadm, md_array, xfs, xfs_format) below
 /usr/local/lib/iotune-storage/ as one entry script that carries these module_utils files byte for byte.
 """
 

@@ -17,6 +17,7 @@ import fnmatch
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils.rules import THP_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.tuned import (
     normalise_name,
     normalise_value,
@@ -33,7 +34,6 @@ SYSCTL_DIRS = ('etc/sysctl.d', 'run/sysctl.d', 'usr/local/lib/sysctl.d', 'usr/li
 # Debian and RHEL also link it as /etc/sysctl.d/99-sysctl.conf for systemd-sysctl at boot.
 SYSCTL_CONF = 'etc/sysctl.conf'
 THP_DIR = 'sys/kernel/mm/transparent_hugepage'
-THP_KEYS = ('enabled', 'defrag', 'khugepaged_max_ptes_none')
 TUNED_OVERRIDE = 'iotune-storage-kernel'
 
 

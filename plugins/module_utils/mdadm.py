@@ -25,11 +25,10 @@ from ansible_collections.iotune.storage.plugins.module_utils.md_identity import 
     short_name,
     udev_name_glob,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
+from ansible_collections.iotune.storage.plugins.module_utils.rules import valid_chunk_kb, valid_md_name
 
 __metaclass__ = type
 
-NAME_RE = re.compile(r'^[A-Za-z0-9_.-]{1,32}$')
 # Where each distribution family keeps mdadm.conf (mdadm's own default is /etc/mdadm.conf; Debian and
 # Ubuntu patch it to /etc/mdadm/mdadm.conf). One home: the roles (filter mdadm_conf_path), the audit and
 # the initramfs reader (CONF_PATHS, Debian's first) read it from here.
@@ -328,8 +327,8 @@ def missing_slots(raid_devices, roles):
 def validate_params(name, level, chunk_kb, metadata, device_count, allow_single_device=False):
     """Parameter errors (list of messages)."""
     errors = []
-    if not NAME_RE.match(name or ''):
-        errors.append('name %r must be 1-32 characters of letters, digits, ".", "_" or "-"' % (name,))
+    if not valid_md_name(name):
+        errors.append('name %r must be 1-32 characters of letters, digits, ".", "_" or "-" (and not . or ..)' % (name,))
     if level != 0:
         errors.append('level %s is not implemented: this module only builds RAID0 (level: 0)' % (level,))
     if not valid_chunk_kb(chunk_kb):

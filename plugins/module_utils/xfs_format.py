@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils import xfs
-from ansible_collections.iotune.storage.plugins.module_utils.validation import valid_chunk_kb
+from ansible_collections.iotune.storage.plugins.module_utils.rules import XFS_LABEL_MAX, valid_chunk_kb, valid_xfs_label
 
 __metaclass__ = type
 
@@ -85,8 +85,9 @@ class XfsFilesystem:
 
     def apply(self):
         p = self.p
-        if p['label'] is not None and len(p['label']) > 12:
-            raise FsError('label %r is longer than 12 characters (XFS limit)' % p['label'])
+        if p['label'] is not None and not valid_xfs_label(p['label']):
+            raise FsError('label %r must be 1-%d letters, digits or _ . + - (XFS labels hold at most %d characters)'
+                          % (p['label'], XFS_LABEL_MAX, XFS_LABEL_MAX))
         if not self.view.exists(p['device']):
             if self.check_mode:
                 self.warn('%s does not exist yet; assuming it will be created earlier in the play' % p['device'])

@@ -41,6 +41,8 @@ options:
   sysctl:
     description:
       - "Wanted sysctls, for example C({vm.swappiness: 1}). Values are integers."
+      - Names are written with dots or slashes (C(vm/swappiness) is C(vm.swappiness); the same name twice is
+        refused); globs (C(*)) are refused, since each name is read back live.
     type: dict
     default: {}
   thp:
@@ -159,10 +161,8 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
 from ansible_collections.iotune.storage.plugins.module_utils import files
+from ansible_collections.iotune.storage.plugins.module_utils import rules
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
-
-THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
-               'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never')}
 
 
 class KernelSettings:
@@ -180,23 +180,22 @@ class KernelSettings:
     def wanted(self):
         """(sysctl, thp) validated; raises KernelSettingsError."""
         sysctl = {}
-        for name, value in sorted((self.p['sysctl'] or {}).items()):
-            if not re.fullmatch(r'[a-z][a-z0-9_]*([./][a-z0-9_*][a-z0-9_*-]*)+', str(name)):
-                raise ks.KernelSettingsError('sysctl: %r is not a sysctl name such as vm.swappiness' % (name,))
+        for written, value in sorted((self.p['sysctl'] or {}).items()):
+            name = rules.sysctl_name(written)
+            if name is None:
+                raise ks.KernelSettingsError('sysctl: %r is not a sysctl name such as vm.swappiness' % (written,))
             if isinstance(value, bool) or not re.fullmatch(r'-?[0-9]+', str(value).strip()):
-                raise ks.KernelSettingsError('sysctl %s: %r is not an integer' % (name, value))
-            sysctl[tuned.normalise_name(str(name))] = str(value).strip()
+                raise ks.KernelSettingsError('sysctl %s: %r is not an integer' % (written, value))
+            if name in sysctl:
+                raise ks.KernelSettingsError('sysctl: %s is given twice (as %s and %s)' % (name, name, written))
+            sysctl[name] = str(value).strip()
         thp = {}
         for key, value in sorted((self.p['thp'] or {}).items()):
-            if key not in ks.THP_KEYS:
-                raise ks.KernelSettingsError('thp: unknown key %r (known: %s)' % (key, ', '.join(ks.THP_KEYS)))
-            if value is None:
-                continue
-            if key in THP_CHOICES and value not in THP_CHOICES[key]:
-                raise ks.KernelSettingsError('thp %s: %r is not one of %s' % (key, value, ', '.join(THP_CHOICES[key])))
-            if key == 'khugepaged_max_ptes_none' and not (str(value).isdigit() and int(value) <= 511):
-                raise ks.KernelSettingsError('thp khugepaged_max_ptes_none: %r is not an integer 0..511' % (value,))
-            thp[key] = str(value)
+            problem = rules.thp_problem(key, value)
+            if problem:
+                raise ks.KernelSettingsError('thp %s: %s' % (key, problem) if key in rules.THP_KEYS else 'thp: ' + problem)
+            if value is not None:
+                thp[key] = str(value)
         return sysctl, thp
 
     def tuned_path(self, *parts):

@@ -40,7 +40,7 @@ options:
     required: true
   label:
     description:
-      - Filesystem label (at most 12 characters). When the device already has XFS with a different
+      - Filesystem label, 1-12 letters, digits or C(_ . + -) (XFS labels hold at most 12 characters). When the device already has XFS with a different
         label the module fails.
     type: str
   su_kb:

@@ -22,10 +22,21 @@ import posixpath
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
-from ansible_collections.iotune.storage.plugins.module_utils.validation import (
+from ansible_collections.iotune.storage.plugins.module_utils.rules import (
+    DEVICE_CLASSES,
     READ_AHEAD_MAX_KB,
+    SYSCTL_EXCLUSIVE,
+    SYSCTL_RANGES,
+    THP_CHOICES,
+    THP_MAX_PTES_NONE,
+    XFS_LABEL_MAX,
+    XFS_MAX_SWIDTH_BYTES,
+    mount_option_problem,
+    sysctl_name,
     valid_chunk_kb,
+    valid_md_name,
     valid_read_ahead_kb,
+    valid_xfs_label,
 )
 
 # Every key a profile (after iotune_profile_overrides) may carry; dicts are nested schemas.
@@ -52,22 +63,10 @@ ARRAY_KEYS = ('name', 'devices', 'chunk_kb', 'mountpoint', 'mount_options', 'lab
               'group', 'mode', 'services', 'ephemeral', 'move_from')
 ARRAY_REQUIRED = ('name', 'devices', 'mountpoint')
 
-DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
-NAME_RE = re.compile(r'[A-Za-z0-9_.-]{1,32}')
-LABEL_RE = re.compile(r'[A-Za-z0-9_.+-]{1,12}')
 UNIT_RE = re.compile(r'[A-Za-z0-9:_.@\\-]{1,240}')
 OWNER_RE = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}\$?')
 MODE_RE = re.compile(r'0?[0-7]{3}')
 OTHER_UNIT_TYPES = ('socket', 'target', 'mount', 'automount', 'timer', 'path', 'slice', 'scope', 'swap', 'device')
-# mkfs.xfs (xfsprogs 6.1) refuses a stripe width of 2 GiB or more: "stripe width (2147483648) is too large".
-XFS_MAX_SWIDTH_BYTES = 2 ** 31 - 1
-# XFS options removed from the kernel (mount fails), or that would defeat the fstab line we write.
-REFUSED_MOUNT_OPTIONS = {
-    'barrier': 'removed from XFS in Linux 4.19; the mount fails',
-    'nobarrier': 'removed from XFS in Linux 4.19; the mount fails',
-    'noauto': 'the filesystem would not be mounted at boot',
-    'defaults': 'not needed; list only the options you want',
-}
 # Directories of the operating system: mounting an array there hides what the system needs.
 SYSTEM_DIRECTORIES = frozenset([
     '/', '/bin', '/boot', '/boot/efi', '/dev', '/etc', '/home', '/lib', '/lib32', '/lib64', '/libx32',
@@ -161,12 +160,9 @@ def mount_options(value, what):
     options = string_list(value, what)
     problems = []
     for option in options:
-        if not option or re.search(r'[\s,]', option):
-            problems.append('%s: %r is not one mount option (no commas or spaces)' % (what, option))
-            continue
-        key = option.split('=', 1)[0]
-        if key in REFUSED_MOUNT_OPTIONS:
-            problems.append('%s: %s is refused: %s' % (what, option, REFUSED_MOUNT_OPTIONS[key]))
+        problem = mount_option_problem(option)
+        if problem:
+            problems.append('%s: %s' % (what, problem))
     if problems:
         raise ValueError('; '.join(problems))
     return options
@@ -331,7 +327,7 @@ def _array_problems(index, entry, profile):
         return None, problems
 
     out = {'name': name}
-    name_ok = isinstance(name, str) and NAME_RE.fullmatch(name) and name not in ('.', '..')
+    name_ok = valid_md_name(name)
     if not name_ok:
         bad('name %r must be 1-32 letters, digits, _ . - (and not . or ..)' % (name,))
 
@@ -400,8 +396,8 @@ def _array_problems(index, entry, profile):
 
     label = entry.get('label')
     if label is None:
-        label = name[:12] if name_ok else None
-    if label is not None and (not isinstance(label, str) or not LABEL_RE.fullmatch(label)):
+        label = name[:XFS_LABEL_MAX] if name_ok else None
+    if label is not None and not valid_xfs_label(label):
         bad('label %r must be 1-12 letters, digits or _ . + - (XFS labels hold at most 12 characters)' % (label,))
     out['label'] = label
 
@@ -471,18 +467,7 @@ def validate_arrays(arrays, profile):
 # Kernel settings (THP and vm.* sysctls) of the profile; applied by the kernel role
 
 
-THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
-               'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never')}
-SYSCTL_NAME_RE = re.compile(r'[a-z][a-z0-9_]*(\.[a-z0-9_][a-z0-9_-]*)+')
 VERSION_RE = re.compile(r'[0-9]+(\.[0-9]+){0,2}')
-# (minimum, maximum) the kernel accepts; None = no upper bound checked here
-SYSCTL_RANGES = {
-    'vm.swappiness': (0, 200), 'vm.zone_reclaim_mode': (0, 7), 'vm.overcommit_memory': (0, 2),
-    'vm.dirty_ratio': (0, 100), 'vm.dirty_background_ratio': (0, 100),
-    'vm.dirty_bytes': (8192, None), 'vm.dirty_background_bytes': (0, None), 'vm.max_map_count': (65530, None),
-}
-# writing one of a pair resets the other to 0 in the kernel: a file setting both keeps only the later line
-SYSCTL_EXCLUSIVE = (('vm.dirty_bytes', 'vm.dirty_ratio'), ('vm.dirty_background_bytes', 'vm.dirty_background_ratio'))
 
 
 def _is_version(value):
@@ -499,9 +484,13 @@ def _kernel_sysctl(values, where):
         return out, problems
     if not isinstance(values, dict):
         return out, ['%s must be a dict of sysctl name: integer, got %r' % (where, values)]
-    for name, value in sorted(values.items(), key=lambda kv: str(kv[0])):
-        if not isinstance(name, str) or not SYSCTL_NAME_RE.fullmatch(name):
-            problems.append('%s: %r is not a sysctl name such as vm.swappiness' % (where, name))
+    for written, value in sorted(values.items(), key=lambda kv: str(kv[0])):
+        name = sysctl_name(written)
+        if name is None:
+            problems.append('%s: %r is not a sysctl name such as vm.swappiness' % (where, written))
+            continue
+        if name in out:
+            problems.append('%s: %s is given twice (as %s and %s)' % (where, name, name, written))
             continue
         low, high = SYSCTL_RANGES.get(name, (0, None))
         try:
@@ -540,8 +529,9 @@ def _kernel_thp(values, where):
     if values.get('khugepaged_max_ptes_none') is not None:
         try:
             number = strict_int(values['khugepaged_max_ptes_none'], '%s.khugepaged_max_ptes_none' % where)
-            if number > 511:
-                raise ValueError('%s.khugepaged_max_ptes_none must be <= 511 (HPAGE_PMD_NR - 1), got %d' % (where, number))
+            if number > THP_MAX_PTES_NONE:
+                raise ValueError('%s.khugepaged_max_ptes_none must be <= %d (HPAGE_PMD_NR - 1), got %d'
+                                 % (where, THP_MAX_PTES_NONE, number))
             out['khugepaged_max_ptes_none'] = number
         except ValueError as e:
             problems.append(str(e).replace('a whole number of KiB', 'an integer'))

@@ -136,7 +136,7 @@ def test_missing_device_fails_outside_check_mode(fake_host):
 
 
 def test_label_too_long(host):
-    with pytest.raises(mod.FsError, match='longer than 12'):
+    with pytest.raises(mod.FsError, match='at most 12 characters'):
         fs(host, label='a' * 13)[0].apply()
 
 

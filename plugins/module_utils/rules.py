@@ -1,0 +1,122 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The one home of every value rule that both the controller-side plan (plugin_utils/plan.py) and the
+modules apply: md array names, chunk sizes, readahead, XFS labels and stripe width, device classes,
+transparent huge page choices, sysctl names and ranges, refused mount options.
+
+Each rule is a constant and a predicate (or a function returning the problems found); the callers word the
+message in their own terms (the option name the user wrote). tests/unit/plugins/module_utils/test_rules.py
+runs the plan and each module's validator over the same samples and fails when they disagree. Pure
+functions: no host access, importable on the controller and in the ephemeral role's boot program.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ---------------------------------------------------------------------------------------------
+# md arrays and XFS
+
+# mdadm --create --name: the name goes into the superblock (32 bytes, with the host part) and becomes
+# /dev/md/NAME; "." and ".." would be path components.
+MD_NAME_RE = re.compile(r'[A-Za-z0-9_.-]{1,32}')
+# md chunk / XFS stripe unit in KiB: a power of two, at least 4 (the page size).
+CHUNK_MIN_KB = 4
+# XFS labels hold at most 12 characters (xfs_admin -L); the plan derives one from the array name.
+XFS_LABEL_MAX = 12
+XFS_LABEL_RE = re.compile(r'[A-Za-z0-9_.+-]{1,%d}' % XFS_LABEL_MAX)
+# mkfs.xfs (xfsprogs 6.1) refuses a stripe width of 2 GiB or more: "stripe width (2147483648) is too large".
+XFS_MAX_SWIDTH_BYTES = 2 ** 31 - 1
+# XFS mount options removed from the kernel (the mount fails), or that would defeat the fstab line written.
+REFUSED_MOUNT_OPTIONS = {
+    'barrier': 'removed from XFS in Linux 4.19; the mount fails',
+    'nobarrier': 'removed from XFS in Linux 4.19; the mount fails',
+    'noauto': 'the filesystem would not be mounted at boot',
+    'defaults': 'not needed; list only the options you want',
+}
+
+# ---------------------------------------------------------------------------------------------
+# block devices
+
+# sysfs read_ahead_kb is parsed as an unsigned int; anything above 1 GiB is treated as a units
+# mistake (e.g. a sector count written as KiB) rather than a wish.
+READ_AHEAD_MAX_KB = 1048576
+# the classes a profile's scheduler_by_class is keyed by (module_utils/sysfs_block.py decides a device's class)
+DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
+
+# ---------------------------------------------------------------------------------------------
+# kernel settings
+
+THP_KEYS = ('enabled', 'defrag', 'khugepaged_max_ptes_none')
+THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
+               'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never')}
+# HPAGE_PMD_NR - 1 on x86-64
+THP_MAX_PTES_NONE = 511
+# sysctl.d(5) accepts vm.swappiness and vm/swappiness; no globs (each name is read back live)
+SYSCTL_NAME_RE = re.compile(r'[a-z][a-z0-9_]*([./][a-z0-9_][a-z0-9_-]*)+')
+# (minimum, maximum) the kernel accepts; None = no upper bound checked here; others: (0, None)
+SYSCTL_RANGES = {
+    'vm.swappiness': (0, 200), 'vm.zone_reclaim_mode': (0, 7), 'vm.overcommit_memory': (0, 2),
+    'vm.dirty_ratio': (0, 100), 'vm.dirty_background_ratio': (0, 100),
+    'vm.dirty_bytes': (8192, None), 'vm.dirty_background_bytes': (0, None), 'vm.max_map_count': (65530, None),
+}
+# writing one of a pair resets the other to 0 in the kernel: a file setting both keeps only the later line
+SYSCTL_EXCLUSIVE = (('vm.dirty_bytes', 'vm.dirty_ratio'), ('vm.dirty_background_bytes', 'vm.dirty_background_ratio'))
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def valid_md_name(value):
+    """True for an md array name: 1-32 letters, digits, '.', '_' or '-', not '.' or '..'."""
+    return isinstance(value, str) and MD_NAME_RE.fullmatch(value) is not None and value not in ('.', '..')
+
+
+def valid_chunk_kb(value):
+    """True for an md chunk / XFS stripe unit in KiB: a power of two and at least 4."""
+    return _is_int(value) and value >= CHUNK_MIN_KB and not value & (value - 1)
+
+
+def valid_xfs_label(value):
+    """True for an XFS label: 1-12 letters, digits or _ . + -."""
+    return isinstance(value, str) and XFS_LABEL_RE.fullmatch(value) is not None
+
+
+def valid_read_ahead_kb(value):
+    """True for a readahead in KiB the tuning accepts: 0..READ_AHEAD_MAX_KB."""
+    return _is_int(value) and 0 <= value <= READ_AHEAD_MAX_KB
+
+
+def mount_option_problem(option):
+    """Why one mount option is refused, or None: not one option (a comma or a space), or REFUSED_MOUNT_OPTIONS."""
+    if not isinstance(option, str) or not option or re.search(r'[\s,]', option):
+        return '%r is not one mount option (no commas or spaces)' % (option,)
+    key = option.split('=', 1)[0]
+    if key in REFUSED_MOUNT_OPTIONS:
+        return '%s is refused: %s' % (option, REFUSED_MOUNT_OPTIONS[key])
+    return None
+
+
+def sysctl_name(value):
+    """The canonical (dotted) form of a sysctl name, or None when it is not one."""
+    if not isinstance(value, str) or not SYSCTL_NAME_RE.fullmatch(value):
+        return None
+    return value.replace('/', '.')
+
+
+def thp_problem(key, value):
+    """Why a transparent huge page setting is refused, or None (value None: not set)."""
+    if key not in THP_KEYS:
+        return 'unknown key %r (known: %s)' % (key, ', '.join(THP_KEYS))
+    if value is None:
+        return None
+    if key in THP_CHOICES:
+        return None if value in THP_CHOICES[key] else '%r is not one of %s' % (value, ', '.join(THP_CHOICES[key]))
+    if _is_int(value) or (isinstance(value, str) and value.isdigit()):
+        if 0 <= int(value) <= THP_MAX_PTES_NONE:
+            return None
+    return '%r is not an integer 0..%d' % (value, THP_MAX_PTES_NONE)

@@ -77,17 +77,24 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 # Tests
 .PHONY: test sanity sanity-newest units lab-units browser browser-test lint changelog-lint molecule-container molecule-vm molecule-vm-nvme at-tree
 # The vm matrix (most of the time, CPU-bound under emulation) starts first and runs beside the other suites,
-# which run one after the other; a failed suite does not stop the others. Each suite's time is printed.
+# which run one after the other; a failed suite does not stop the others. Ends with a table of every suite's
+# and every matrix entry's time (also in build/test-times.txt).
 TEST_SUITES := sanity sanity-newest units browser-test lint changelog-lint ship-checks molecule-container
+TEST_TIMES  := $(BUILD)/test-times.txt
 test: setup ## run every test: molecule vm beside sanity, units, lint, changelog, ship checks, molecule container
-	@t0=$$(date +%s); failed=""; \
-	( t=$$(date +%s); rc=0; $(VM_MATRIX_RUN) || rc=$$?; \
-	  echo "make test: molecule-vm $$( [ $$rc -eq 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - t )) s"; \
+	@t0=$$(date +%s); failed=""; mkdir -p $(BUILD); : > $(TEST_TIMES); \
+	row() { printf '%-44s %-7s %5d s\n' "$$1" "$$2" "$$3" >> $(TEST_TIMES); }; \
+	( t=$$(date +%s); rc=0; IOTUNE_TEST_TIMES=$(TEST_TIMES) $(VM_MATRIX_RUN) || rc=$$?; \
+	  r=$$( [ $$rc -eq 0 ] && echo passed || echo FAILED); \
+	  echo "make test: molecule-vm $$r in $$(( $$(date +%s) - t )) s"; row "molecule-vm (the matrix)" $$r $$(( $$(date +%s) - t )); \
 	  exit $$rc ) & vm=$$!; \
 	for suite in $(TEST_SUITES); do t=$$(date +%s); \
 	  if $(MAKE) --no-print-directory $$suite; then r=passed; else r=FAILED; failed="$$failed $$suite"; fi; \
-	  echo "make test: $$suite $$r in $$(( $$(date +%s) - t )) s"; done; \
+	  echo "make test: $$suite $$r in $$(( $$(date +%s) - t )) s"; row "$$suite" $$r $$(( $$(date +%s) - t )); done; \
+	row "(the suites above, one after the other)" - $$(( $$(date +%s) - t0 )); \
 	wait $$vm || failed="$$failed molecule-vm"; \
+	row "make test (all)" $$( [ -z "$$failed" ] && echo passed || echo FAILED) $$(( $$(date +%s) - t0 )); \
+	echo "make test: time table (the vm matrix entries side by side, beside the other suites)"; cat $(TEST_TIMES); \
 	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed (after $$(( $$(date +%s) - t0 )) s)"; exit 1; fi; \
 	echo "make test: all suites passed in $$(( $$(date +%s) - t0 )) s"
 

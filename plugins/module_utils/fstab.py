@@ -17,6 +17,25 @@ import re
 _OCTAL = re.compile(r'\\([0-7]{3})')
 
 
+# The options every fstab line the collection writes carries: the boot never waits for (nor fails on) a
+# missing array, and its mount unit gives up on the device after the timeout (x-systemd.device-timeout=).
+BOOT_SAFE_OPTIONS = ('nofail',)
+# the options of an array whose entry names none (the xfs role's xfs_mount_options default, the ephemeral role)
+DEFAULT_MOUNT_OPTIONS = ('noatime',)
+
+
+def line_options(mount_options, device_timeout):
+    """The options field of the fstab line the xfs and ephemeral roles write: ``mount_options`` (None: the
+    default), then ``nofail`` and ``x-systemd.device-timeout=``, each option once, in that order."""
+    wanted = list(DEFAULT_MOUNT_OPTIONS if mount_options is None else mount_options)
+    wanted += list(BOOT_SAFE_OPTIONS) + ['x-systemd.device-timeout=%s' % device_timeout]
+    out = []
+    for option in wanted:
+        if option not in out:
+            out.append(option)
+    return ','.join(out)
+
+
 def unescape(field):
     """A field with its octal escapes decoded (``/data\\040x`` -> ``/data x``)."""
     return _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), field)

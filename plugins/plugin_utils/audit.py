@@ -17,6 +17,7 @@ from __future__ import annotations
 import html as html_lib
 import json
 
+from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
 
 SCHEMA = 'iotune.storage/audit'
@@ -103,7 +104,7 @@ def _mount_and_fstab(fs, facts):
         elif uuid and line['source'] != 'UUID=%s' % uuid:
             items.append(_item('fstab', mountpoint, 'the fstab line mounts %s, the array holds UUID=%s'
                                % (line['source'], uuid)))
-        missing = [o for o in wanted + ['nofail'] if o not in line['options']]
+        missing = [o for o in wanted + list(fstab.BOOT_SAFE_OPTIONS) if o not in line['options']]
         if missing:
             items.append(_item('fstab', mountpoint, 'the fstab line lacks %s (options %s)'
                                % (','.join(missing), ','.join(line['options']))))

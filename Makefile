@@ -116,9 +116,10 @@ sanity-newest: setup at-tree $(NEWEST_VENV)/.stamp $(PIP_SHIM_NEWEST) ## sanity 
 	cd $(AT_ROOT) && $(NEWEST_VENV)/bin/ansible-test sanity --local --requirements --python 3.12 --color no
 	cd $(AT_ROOT) && $(NEWEST_VENV)/bin/ansible-test units --local --requirements --python 3.12 --color no
 
-units: setup at-tree ## ansible-test units, then the lab's own unit tests
+units: setup at-tree ## ansible-test units, then the lab's own unit tests and the benchmarks' smoke run
 	cd $(AT_ROOT) && $(BIN)/ansible-test units --local --python $(PYVER) --color no
 	$(MAKE) --no-print-directory lab-units
+	$(MAKE) --no-print-directory perf-smoke
 
 lab-units: venv ## unit tests of tools/iotune_lab (tests/lab; no VM, no root)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/lab
@@ -211,7 +212,7 @@ ship-checks: tarball-check galaxy-import ee-check version-check changelog-previe
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo
-.PHONY: demo lab-image perf benchmark benchmark-converge clean
+.PHONY: demo lab-image perf perf-smoke benchmark benchmark-converge clean
 lab-image: setup ## build (or reuse) the lab's Debian 12 base image
 	$(TOP)/tools/lab build
 
@@ -220,6 +221,19 @@ demo: setup ## boot a lab VM with 4 disks and tune it with the cassandra profile
 
 perf: setup ## benchmarks (not tests): facts module speed
 	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_readahead_facts.py --runs 20 --setup-cli
+
+# The benchmarks once, quickly, so that they cannot rot (run by `make units`): the facts and audit benchmarks
+# with one run each, the converge benchmark's table rendered from stored figures (tests/perf/fixtures/) into a
+# copy of docs/benchmarks.md (no fewer lines outside that section afterwards).
+perf-smoke: venv tree ## the benchmarks once each, quickly (no VM): they still run
+	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_readahead_facts.py --runs 1
+	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_audit_report.py --runs 1
+	mkdir -p $(BUILD) && cp docs/benchmarks.md $(BUILD)/perf-smoke-benchmarks.md
+	$(BIN)/python tools/bench_converge --render-only --results tests/perf/fixtures/bench-converge.json \
+	  --out $(BUILD)/perf-smoke-benchmarks.md
+	grep -q '^| first converge: wall time, s | 600 | 300 | 0.50 |$$' $(BUILD)/perf-smoke-benchmarks.md
+	test "$$(grep -vc 'converge\|re-run\|measured' docs/benchmarks.md)" -le \
+	  "$$(grep -vc 'converge\|re-run\|measured' $(BUILD)/perf-smoke-benchmarks.md)"
 
 benchmark: setup ## lab benchmark (tuned vs untuned, array vs members) -> docs/benchmarks.md
 	$(TOP)/tools/benchmark

@@ -29,7 +29,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAKE = os.path.join(HERE, '..', 'unit', 'plugins', 'fixtures', 'sysfs', 'fake_host.py')
+FAKE = os.path.join(HERE, '..', 'unit', 'plugins', 'fixtures', 'host.py')
 
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import collect_block_devices  # noqa: E402
 

@@ -687,12 +687,13 @@ def job_argv(params, fio_bin, path):
         argv.append('--ramp_time=%d' % params['ramp_time'])
     for key in sorted(params['extra']):
         value = params['extra'][key]
+        name = str(key).lstrip('-')         # check_extra accepts --randrepeat as well as randrepeat
         if value is None or value is True:
-            argv.append('--%s' % key)
+            argv.append('--%s' % name)
         elif value is False:
-            argv.append('--%s=0' % key)
+            argv.append('--%s=0' % name)
         else:
-            argv.append('--%s=%s' % (key, value))
+            argv.append('--%s=%s' % (name, value))
     return argv
 
 

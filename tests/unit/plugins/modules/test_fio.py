@@ -350,8 +350,14 @@ def test_malformed_extra_refused(host, capsys, extra, match):
     assert host.calls == []
 
 
-def test_check_extra_accepts_plain_options():
-    fio.check_extra({'norandommap': None, '--randrepeat': 0, 'random_distribution': 'zipf:1.2', 'gtod_reduce': True})
+def test_plain_extra_options_reach_fio_once_dashed(host, capsys):
+    extra = {'norandommap': None, '--randrepeat': 0, 'random_distribution': 'zipf:1.2', 'gtod_reduce': True,
+             'stonewall': False}
+    r = run_module(capsys, base_args(host, extra=extra))
+    assert not r.get('failed'), r.get('msg')
+    for option in ('--norandommap', '--randrepeat=0', '--random_distribution=zipf:1.2', '--gtod_reduce', '--stonewall=0'):
+        assert option in r['cmd'], (option, r['cmd'])
+    assert not [a for a in r['cmd'] if a.startswith('---')], r['cmd']
 
 
 # ---- page cache: auto drops only on a filesystem without files ------------------------------------

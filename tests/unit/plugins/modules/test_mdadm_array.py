@@ -13,6 +13,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import mdadm_array as mod
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module
 
 MDADM = '/sbin/mdadm'
 UUID = '223bf324:4839b32a:611abc08:26fcd6e8'
@@ -471,3 +472,52 @@ def test_without_conf_path_mdadm_conf_is_not_touched(host):
     running(host)
     result, diffs = array(host)[0].converge()
     assert result['conf_changed'] is False and diffs == []
+
+
+# ---- main(): the argument spec, exit_json and fail_json, run the way Ansible runs the module ---------------
+
+BINS = {'mdadm': MDADM, 'udevadm': '/bin/udevadm', 'blkid': 'blkid', 'wipefs': 'wipefs', 'blockdev': '/sbin/blockdev'}
+
+
+@pytest.fixture
+def main_on_host(host, monkeypatch, tmp_path):
+    on_fake_host(monkeypatch, mod, host, BINS)
+    monkeypatch.setattr(mod, 'installed_generator', lambda: 'initramfs-tools')
+    monkeypatch.setattr(mod.MdadmArray, 'backup_root', str(tmp_path / 'backups'))
+    return host
+
+
+def test_main_creates_on_blank_disks(main_on_host, capsys):
+    host = main_on_host
+    host.on(CREATE, lambda argv: (running(host), (0, '', 'mdadm: array /dev/md/data started.\n'))[1])
+    code, result = run_module(mod, params(), capsys, diff=True)
+    assert code == 0 and result['changed'] is True, result
+    assert result['created'] and result['uuid'] == UUID and result['initramfs_generator'] == 'initramfs-tools'
+    assert result['diff']['after']['uuid'] == UUID
+    assert host.ran([MDADM, '--create']) == [CREATE]
+
+
+def test_main_check_mode_creates_nothing(main_on_host, capsys):
+    code, result = run_module(mod, params(), capsys, check_mode=True)
+    assert code == 0 and result['changed'] is True, result
+    assert main_on_host.ran([MDADM, '--create']) == []
+
+
+def test_main_fails_with_the_refusal_and_the_device(main_on_host, capsys):
+    main_on_host.on(['blkid', '-p', '-o', 'export', '/dev/vdc'], 0, 'UUID=0b7e\nLABEL=probe\nTYPE=xfs\n')
+    code, result = run_module(mod, params(), capsys)
+    assert code == 1 and result['failed'] is True
+    assert 'vdc' in result['msg'] and 'xfs' in result['msg'] and result['device'] == '/dev/md/data'
+    assert main_on_host.ran([MDADM, '--create']) == []
+
+
+@pytest.mark.parametrize('args, fragment', [
+    ({'devices': None}, 'state is present but all of the following are missing: devices'),
+    ({'metadata': '0.90'}, 'value of metadata must be one of'),
+    ({'chunk_kb': 'big'}, 'chunk_kb'),
+])
+def test_main_argument_spec_refuses(main_on_host, capsys, args, fragment):
+    args = dict((k, v) for k, v in params(**args).items() if v is not None)
+    code, result = run_module(mod, args, capsys)
+    assert code == 1 and fragment in result['msg'], result['msg']
+    assert main_on_host.calls == []

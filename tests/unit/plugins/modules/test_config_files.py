@@ -6,14 +6,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.modules import config_files as mod
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module as run_main
 
 UID, GID = os.getuid(), os.getgid()
 
@@ -111,10 +110,7 @@ def test_a_relative_remove_unlisted_pattern_is_refused(tmp_path):
 
 
 def run_module(capsys, args):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            mod.main()
-    return exc.value.code, json.loads(capsys.readouterr().out)
+    return run_main(mod, args, capsys)
 
 
 def test_module_returns_changed_paths_and_diff(tmp_path, capsys):

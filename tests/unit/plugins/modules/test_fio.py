@@ -7,17 +7,16 @@
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 
 import pytest
 
 from ansible.module_utils import basic
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_log, process_group
 from ansible_collections.iotune.storage.plugins.modules import fio
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module as run_main
 
 FIXTURES = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'fio')
 MMAP_JSON = 'fio-3.33-mmap-randread-4k.json'      # 8 MiB read by the application
@@ -117,13 +116,7 @@ def host(fake_host, monkeypatch):
 
 
 def run_module(capsys, args, check_mode=False):
-    if check_mode:
-        args = dict(args, _ansible_check_mode=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            fio.main()
-    out = capsys.readouterr().out
-    return json.loads(out)
+    return run_main(fio, args, capsys, check_mode=check_mode)[1]
 
 
 def base_args(h, **kw):

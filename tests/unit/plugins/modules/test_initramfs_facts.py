@@ -7,16 +7,15 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import stat
 
 import pytest
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.modules import initramfs_facts
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture as raw_fixture
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module as run_main
 
 KERNEL = '5.14.0-427.13.1.el9_4.x86_64'
 EXTRA = 'ARRAY /dev/md/late metadata=1.2 UUID=0badc0de:0badc0de:0badc0de:0badc0de name=any:late'
@@ -62,10 +61,7 @@ def el9(tmp_path, monkeypatch):
 
 
 def run_module(capsys, args):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            initramfs_facts.main()
-    return exc.value.code, json.loads(capsys.readouterr().out)
+    return run_main(initramfs_facts, args, capsys)
 
 
 def test_el9_in_sync_in_check_mode(el9, capsys):

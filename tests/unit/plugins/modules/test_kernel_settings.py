@@ -6,17 +6,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
-from ansible.module_utils import basic
-from ansible.module_utils.common.text.converters import to_bytes
-
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.kernel import fake_kernel
 from ansible_collections.iotune.storage.plugins.modules import kernel_settings as mod
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module
 
 
 OURS = '/etc/sysctl.d/90-iotune-storage.conf'
@@ -151,16 +148,23 @@ def test_bad_parameters(host, params, message):
 
 
 def test_main_reports_through_exit_json(host, monkeypatch, capsys):
-    """The module entry point on the real root of the test machine in report mode: it must not fail."""
-    args = {'ANSIBLE_MODULE_ARGS': {'sysctl': {'vm.swappiness': 1}, 'mode': 'report',
-                                    '_ansible_check_mode': True}}
-    monkeypatch.setattr(basic, '_ANSIBLE_ARGS', to_bytes(json.dumps(args)))
-    monkeypatch.setattr(basic, '_ANSIBLE_PROFILE', 'legacy', raising=False)
-    with pytest.raises(SystemExit) as e:
-        mod.main()
-    out = json.loads(capsys.readouterr().out)
-    assert e.value.code == 0, out
-    assert out['changed'] is False and 'vm.swappiness' in out['sysctl']
+    """main() in report mode on the fake kernel (never the machine's own /proc): the values and no change."""
+    real = mod.KernelSettings
+    monkeypatch.setattr(mod, 'KernelSettings', lambda params, **kwargs: real(params, root=host.root, **kwargs))
+    host.set_vm('swappiness', 60)
+    code, out = run_module(mod, {'sysctl': {'vm.swappiness': 1}, 'mode': 'report'}, capsys, check_mode=True)
+    assert code == 0, out
+    swappiness = out['sysctl']['vm.swappiness']
+    assert out['changed'] is False and (swappiness['wanted'], swappiness['live']) == ('1', '60'), out['sysctl']
+    assert swappiness['sources'] == [{'file': OURS, 'line': 2, 'value': '1'}]
+
+
+def test_main_fails_through_fail_json(host, monkeypatch, capsys):
+    real = mod.KernelSettings
+    monkeypatch.setattr(mod, 'KernelSettings', lambda params, **kwargs: real(params, root=host.root, **kwargs))
+    code, out = run_module(mod, {'sysctl': {'vm.swappiness': 'low'}}, capsys, check_mode=True)
+    assert code == 1 and out['failed'] is True
+    assert out['msg'] == "sysctl vm.swappiness: 'low' is not an integer"
 
 
 class EnabledRunner(Runner):

@@ -6,13 +6,12 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.modules import readahead_facts
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module as run_main
 
 
 @pytest.fixture
@@ -24,11 +23,7 @@ def host(standard_host, monkeypatch):
 
 
 def run_module(capsys, args):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            readahead_facts.main()
-    out = json.loads(capsys.readouterr().out)
-    return exc.value.code, out
+    return run_main(readahead_facts, args, capsys)
 
 
 def test_default_run(host, capsys):

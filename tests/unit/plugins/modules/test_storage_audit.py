@@ -7,21 +7,17 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.modules import storage_audit
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import ARRAYS, RULES, tuned_host, tuning
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module as run_main
 
 
 def run_module(capsys, args):
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            storage_audit.main()
-    return exc.value.code, json.loads(capsys.readouterr().out)
+    return run_main(storage_audit, args, capsys)
 
 
 def tree_digest(root):

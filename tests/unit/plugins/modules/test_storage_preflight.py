@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import storage_preflight as mod
 from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module
 
 
 @pytest.fixture
@@ -329,3 +330,42 @@ def test_tuning_refuses_an_active_tuned_readahead(standard_host, monkeypatch, tm
     assert mod.check_tuning(dict(tuning, tuned='override'), standard_host.view(), bins, run, None) == []
     # negative control: tuned stopped
     assert mod.check_tuning(tuning, standard_host.view(), bins, lambda argv: (3, '', ''), None) == []
+
+
+# ---- main(): the argument spec, exit_json and fail_json, run the way Ansible runs the module ---------------
+
+DPKG_QUERY = '/usr/bin/dpkg-query'
+
+
+@pytest.fixture
+def main_on_host(host, monkeypatch):
+    on_fake_host(monkeypatch, mod, host, {'blkid': 'blkid', 'wipefs': 'wipefs', 'dpkg-query': DPKG_QUERY})
+    host.on([DPKG_QUERY, '--show', '--showformat=${Package} ${Status}\n', 'mdadm', 'xfsprogs'], 0,
+            'xfsprogs install ok installed\n')
+    return host
+
+
+def test_main_reports_the_plan_and_the_missing_packages(main_on_host, capsys):
+    code, result = run_module(mod, {'arrays': [array()], 'packages': ['mdadm', 'xfsprogs']}, capsys, check_mode=True)
+    assert code == 0 and result['changed'] is False, result
+    assert result['arrays'][0]['state'] == 'create' and result['packages_missing'] == ['mdadm']
+    assert result['tuning_checked'] is False and result['files'] is None
+    assert all(c[0].endswith(('blkid', 'wipefs', 'dpkg-query')) for c in main_on_host.calls)
+
+
+def test_main_fails_naming_every_problem_and_changes_nothing(main_on_host, capsys):
+    code, result = run_module(mod, {'arrays': [array(devices=['/dev/vdb', '/dev/vdz'])]}, capsys)
+    assert code == 1 and result['failed'] is True
+    assert result['msg'] == 'preflight refused the plan (nothing was changed): /dev/vdz does not exist'
+    assert result['problems'] == ['/dev/vdz does not exist']
+
+
+@pytest.mark.parametrize('args, fragment', [
+    ({'arrays': [{'name': 'data', 'devices': ['/dev/vdb']}]}, 'missing required arguments: mountpoint'),
+    ({'arrays': [array()], 'unresolved': 'ignore'}, 'value of unresolved must be one of'),
+    ({'arrays': [array(bogus=1)]}, 'bogus'),
+])
+def test_main_argument_spec_refuses(main_on_host, capsys, args, fragment):
+    code, result = run_module(mod, args, capsys)
+    assert code == 1 and fragment in result['msg'], result['msg']
+    assert main_on_host.calls == []

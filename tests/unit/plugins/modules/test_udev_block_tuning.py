@@ -10,10 +10,10 @@ import os
 
 import pytest
 
-from ansible.module_utils.testing import patch_module_args
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 from ansible_collections.iotune.storage.plugins.modules import udev_block_tuning as mod
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module
 
 BY_CLASS = {'nvme': 'none', 'virtual': 'none', 'ssd': 'mq-deadline', 'hdd': 'mq-deadline'}
 
@@ -274,13 +274,7 @@ def run(capsys, monkeypatch, fake, args, check=False, diff=False):
                         lambda self, name, required=False, opt_dirs=None: '/usr/bin/' + name
                         if name in ('udevadm', 'systemctl') or (name == 'tuned-adm' and fake.values.get('_tuned'))
                         else None)
-    args = dict(args)
-    args['_ansible_check_mode'] = check
-    args['_ansible_diff'] = diff
-    with patch_module_args(args):
-        with pytest.raises(SystemExit) as exc:
-            mod.main()
-    return exc.value.code, json.loads(capsys.readouterr().out)
+    return run_module(mod, args, capsys, check_mode=check, diff=diff)
 
 
 ENTRIES = [

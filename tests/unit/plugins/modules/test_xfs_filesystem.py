@@ -11,6 +11,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import xfs_filesystem as mod
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module
 
 BINS = {'mkfs.xfs': '/sbin/mkfs.xfs', 'xfs_info': '/sbin/xfs_info', 'udevadm': None}
 MKFS = ['/sbin/mkfs.xfs', '-L', 'data', '-d', 'su=256k,sw=4', '/dev/md127']
@@ -265,3 +266,47 @@ def test_mounted_as_planned_needs_this_device_mounted_there(host):
                               device='/dev/md/data', options=OPTS)['mounted_as_planned'] is False
     assert mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
                               device='/dev/md/data', options=None)['mounted_as_planned'] is False
+
+
+# ---- main(): the argument spec, exit_json and fail_json, run the way Ansible runs the module ---------------
+
+@pytest.fixture
+def main_on_host(host, monkeypatch):
+    on_fake_host(monkeypatch, mod, host, dict(BINS, blkid='blkid', wipefs='wipefs'))
+    host.write('etc/fstab', 'LABEL=rootfs / ext4 errors=remount-ro 0 1\n')
+    return host
+
+
+def test_main_creates_aligned_and_reports_where_to_mount(main_on_host, capsys):
+    main_on_host.on(MKFS, after_mkfs(main_on_host))
+    main_on_host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    code, result = run_module(mod, {'device': '/dev/md/data', 'label': 'data', 'mountpoint': '/var/lib/cassandra',
+                                    'mount_options': 'noatime,nofail,x-systemd.device-timeout=90s'}, capsys, diff=True)
+    assert code == 0 and result['changed'] is True, result
+    assert result['uuid'] == '0b7e-11' and result['expected']['su_kb'] == 256
+    assert result['mountpoint_exists'] is False and result['mounted_as_planned'] is False
+    assert result['diff'] == {'before': {}, 'after': {'fstype': 'xfs', 'label': 'data', 'su_kb': 256, 'sw': 4}}
+
+
+def test_main_check_mode_runs_no_mkfs(main_on_host, capsys):
+    code, result = run_module(mod, {'device': '/dev/md/data', 'label': 'data'}, capsys, check_mode=True)
+    assert code == 0 and result['changed'] is True, result
+    assert main_on_host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_main_fails_on_a_signature(main_on_host, capsys):
+    main_on_host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=1\nTYPE=ext4\n')
+    code, result = run_module(mod, {'device': '/dev/md/data', 'label': 'data'}, capsys)
+    assert code == 1 and result['failed'] is True and 'ext4' in result['msg'], result['msg']
+    assert result['device'] == '/dev/md/data' and main_on_host.ran(['/sbin/mkfs.xfs']) == []
+
+
+@pytest.mark.parametrize('args, fragment', [
+    ({'device': '/dev/md/data', 'su_kb': 256}, 'parameters are required together: su_kb, sw'),
+    ({'device': '/dev/md/data', 'move_from': '/srv/old'}, 'move_from needs mountpoint'),
+    ({'label': 'data'}, 'missing required arguments: device'),
+])
+def test_main_argument_spec_refuses(main_on_host, capsys, args, fragment):
+    code, result = run_module(mod, args, capsys)
+    assert code == 1 and fragment in result['msg'], result['msg']
+    assert main_on_host.calls == []

@@ -55,6 +55,15 @@ options:
         O(devices) is always reported.
     type: bool
     default: false
+  data_directories:
+    description:
+      - Paths of database data directories to look for in the same call (the C(iotune.storage.facts) playbook
+        flags a device that holds one). Those that exist as directories are returned in
+        RV(data_directories) with the number of the device they are on; the others are left out.
+      - The module only calls C(stat) on them; a path that cannot be read is left out as well.
+    type: list
+    elements: path
+    default: []
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
@@ -97,6 +106,14 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+data_directories:
+  description:
+    - The paths of O(data_directories) that exist as directories, in the order given, each with C(dev), the
+      number of the device its filesystem is on (C(st_dev), as C(ansible.builtin.stat) reports it).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{path: /var/lib/cassandra, dev: 2431}]
 ansible_facts:
   description: Facts to add to the host's facts.
   returned: always
@@ -340,6 +357,9 @@ ansible_facts:
           returned: always
 """
 
+import os
+import stat
+
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
@@ -351,6 +371,7 @@ def main():
             devices=dict(type='list', elements='str'),
             include_loop=dict(type='bool', default=False),
             include_ram=dict(type='bool', default=False),
+            data_directories=dict(type='list', elements='path', default=[]),
         ),
         supports_check_mode=True,
     )
@@ -364,7 +385,21 @@ def main():
         module.fail_json(msg=str(exc))
     for warning in warnings:
         module.warn(warning)
-    module.exit_json(changed=False, ansible_facts=dict(iotune_readahead=facts))
+    module.exit_json(changed=False, ansible_facts=dict(iotune_readahead=facts),
+                     data_directories=existing_directories(module.params['data_directories']))
+
+
+def existing_directories(paths):
+    """[{'path', 'dev'}] of the paths that are directories (followed through symlinks, as stat does)."""
+    found = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            found.append({'path': path, 'dev': st.st_dev})
+    return found
 
 
 if __name__ == '__main__':

@@ -39,6 +39,21 @@ def test_default_run(host, capsys):
     assert 'warnings' not in out
 
 
+def test_data_directories_found_in_the_same_call(host, capsys, tmp_path):
+    data = tmp_path / 'var-lib-cassandra'
+    data.mkdir()
+    (tmp_path / 'a-file').write_text('x')
+    os.symlink(str(data), str(tmp_path / 'link'))
+    paths = [str(data), str(tmp_path / 'missing'), str(tmp_path / 'a-file'), str(tmp_path / 'link')]
+    code, out = run_module(capsys, {'data_directories': paths})
+    assert code == 0 and out['changed'] is False
+    dev = os.stat(str(data)).st_dev
+    # only directories, with st_dev; a symlinked data directory counts on its target's device (the facts playbook's
+    # former ansible.builtin.stat loop, without follow, did not count it)
+    assert out['data_directories'] == [{'path': str(data), 'dev': dev}, {'path': str(tmp_path / 'link'), 'dev': dev}]
+    assert run_module(capsys, {})[1]['data_directories'] == []
+
+
 def test_check_mode_and_options(host, capsys):
     code, out = run_module(capsys, {'_ansible_check_mode': True, 'include_loop': True,
                                     'include_ram': True, 'devices': ['loop*', 'z*']})

@@ -20,6 +20,9 @@ STREAMING_MD_KB = 4096    # streaming.yml: array
 STREAMING_MEMBER_KB = 1024
 CHUNK_KB = 256
 TUNING_TASK = "Render, apply and verify the udev rules"
+# the profile files the collection ships (the plan names them in its refusal of an unknown profile)
+PROFILE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "profile", "vars", "profiles")
+SHIPPED_PROFILES = sorted(f[:-4] for f in os.listdir(PROFILE_DIR) if f.endswith(".yml"))
 # the device class of the lab's data disks: create.yml boots them on IOTUNE_LAB_DISK_BUS (virtio or nvme)
 DISK_CLASS = "nvme" if os.environ.get("IOTUNE_LAB_DISK_BUS") == "nvme" else "virtual"
 # streaming.yml's scheduler_by_class: none for nvme, mq-deadline for virtual disks
@@ -193,7 +196,7 @@ def test_switch_profile_streaming_to_cassandra(host, playbook, members):
     ({"iotune_profile_overrides": {"array": {"read_ahead_kb": 2097152}}},
      "readahead 2097152 KiB is out of range"),
     ({"iotune_profile": "nosuch"},
-     "iotune_profile 'nosuch' is unknown; known profiles: cassandra, custom, mongodb, mongodb_ebs_piops, streaming"),
+     "iotune_profile 'nosuch' is unknown; known profiles: " + ", ".join(SHIPPED_PROFILES)),
 ])
 def test_bad_input_fails_before_any_change(host, playbook, md, members, extra_vars, message):
     before = host.file(RULES).sha256sum

@@ -236,7 +236,22 @@ def test_filter_raises_ansible_error_and_changes_no_input():
     assert given == before
 
 
-@pytest.mark.parametrize('name', ['cassandra', 'mongodb', 'mongodb_ebs_piops', 'streaming'])
+# every profile file but custom (whose required values are left for the user)
+SHIPPED = sorted(f[:-4] for f in os.listdir(PROFILES) if f.endswith('.yml') and f != 'custom.yml')
+
+
+def test_the_shipped_profiles_are_found():
+    assert {'cassandra', 'mongodb', 'streaming'} <= set(SHIPPED)
+
+
+@pytest.mark.parametrize('name', SHIPPED + ['custom'])
+def test_every_profile_file_has_its_docs_section(name):
+    """docs/profiles.md describes each profile under its own heading (a new profile file needs its section)."""
+    with open(os.path.join(PROFILES, '..', '..', '..', '..', 'docs', 'profiles.md')) as f:
+        assert '\n## %s\n' % name in f.read()
+
+
+@pytest.mark.parametrize('name', SHIPPED)
 def test_every_shipped_profile_plans(name):
     plan = build_plan(name, profile_data(name), {}, arrays(), mongodb_version='7.0')
     assert plan['raid0_arrays'][0]['chunk_kb'] == profile_data(name)['raid_chunk_kb']

@@ -18,6 +18,7 @@ fstab) is checked by the preflight module, from the plan made here.
 from __future__ import annotations
 
 import copy
+import difflib
 import posixpath
 import re
 
@@ -196,6 +197,32 @@ def unknown_keys(data, schema, prefix=''):
     return found
 
 
+def schema_paths(schema, prefix=''):
+    """Every dotted key of a schema (branches and leaves)."""
+    paths = []
+    for key, sub in schema.items():
+        paths.append(prefix + key)
+        if isinstance(sub, dict):
+            paths.extend(schema_paths(sub, prefix + key + '.'))
+    return paths
+
+
+def did_you_mean(key, candidates):
+    """' (did you mean X or Y?)' naming the keys closest to a mistyped ``key`` (its whole dotted form, or its last
+    part against theirs: ``readahead_kb`` -> ``array.read_ahead_kb``), or '' when none is close."""
+    key = str(key)
+    close = difflib.get_close_matches(key, candidates, n=3, cutoff=0.75)
+    by_leaf = {}
+    for candidate in candidates:
+        by_leaf.setdefault(candidate.rsplit('.', 1)[-1], []).append(candidate)
+    parent = key.rsplit('.', 1)[0] + '.' if '.' in key else ''
+    for leaf in difflib.get_close_matches(key.rsplit('.', 1)[-1], list(by_leaf), n=2, cutoff=0.75):
+        # a key under a parent (array.readahead) is matched with that parent's keys first
+        same_parent = [c for c in by_leaf[leaf] if c.startswith(parent)] or by_leaf[leaf]
+        close.extend(c for c in same_parent if c not in close)
+    return ' (did you mean %s?)' % ' or '.join(close[:3]) if close else ''
+
+
 def merge(base, override):
     """Recursive dict merge (like Ansible's combine(recursive=True))."""
     result = copy.deepcopy(base)
@@ -221,8 +248,10 @@ def validate_profile(name, data, overrides):
         raise PlanError(['iotune_profile_overrides must be a dict, got %r' % (overrides,)])
     typos = unknown_keys(overrides, PROFILE_SCHEMA)
     if typos:
+        paths = schema_paths(PROFILE_SCHEMA)
         problems.append('iotune_profile_overrides: unknown key%s %s (known: %s)'
-                        % ('s' if len(typos) > 1 else '', ', '.join(typos), ', '.join(PROFILE_REQUIRED + ('services', 'kernel'))))
+                        % ('s' if len(typos) > 1 else '', ', '.join(typo + did_you_mean(typo, paths) for typo in typos),
+                           ', '.join(PROFILE_REQUIRED + ('services', 'kernel'))))
     profile = merge(data or {}, overrides)
     where = "profile '%s'" % name
     missing = [k for k in PROFILE_REQUIRED if dotted_get(profile, k) is None]
@@ -319,7 +348,7 @@ def _array_problems(index, entry, profile):
         problems.append('%s: %s' % (where, msg))
 
     for key in sorted(set(entry) - set(ARRAY_KEYS), key=str):
-        bad('unknown key %r (known: %s)' % (key, ', '.join(ARRAY_KEYS)))
+        bad('unknown key %r%s (known: %s)' % (key, did_you_mean(key, ARRAY_KEYS), ', '.join(ARRAY_KEYS)))
     for key in ARRAY_REQUIRED:
         if entry.get(key) in (None, '', []):
             bad('%s is required' % key)

@@ -264,3 +264,24 @@ def test_an_ephemeral_array_by_selector_keeps_the_selector_for_the_boot():
     entry = build_plan('cassandra', profile_data(), {}, given, resolved=resolved)['ephemeral_arrays'][0]
     assert entry['devices'] == resolved['data']['devices']
     assert entry['members'] == [{'instance_store': 'all', 'count': 2}]
+
+
+@pytest.mark.parametrize('overrides, hint', [
+    ({'readahead_kb': 16}, 'readahead_kb (did you mean array.read_ahead_kb or members.read_ahead_kb?)'),
+    ({'raid_chunk': 64}, 'raid_chunk (did you mean raid_chunk_kb?)'),
+    ({'array': {'readahead': 16}}, 'array.readahead (did you mean array.read_ahead_kb?)'),
+    ({'kernel': {'sysctls': {}}}, 'kernel.sysctls (did you mean kernel.sysctl?)'),
+    ({'zzz': 1}, 'unknown key zzz (known: '),            # nothing close: no guess
+])
+def test_an_unknown_override_names_the_closest_keys(overrides, hint):
+    assert hint in problems(overrides)
+
+
+@pytest.mark.parametrize('key, hint', [
+    ('mount_point', "'mount_point' (did you mean mountpoint?)"),
+    ('chunk', "'chunk' (did you mean chunk_kb?)"),
+    ('wipe_device', "'wipe_device' (did you mean wipe_devices?)"),
+    ('xyz', "unknown key 'xyz' (known: "),
+])
+def test_an_unknown_array_key_names_the_closest_keys(key, hint):
+    assert hint in problems(arrays_=arrays(**{key: 1}))

@@ -98,6 +98,11 @@ _value:
     needs_resolution:
       description: True when O(arrays) has member selectors that O(resolved) did not replace (see docs/cloud.md).
       type: bool
+    services:
+      description: The systemd units that the arrays' mounts hold back, sorted (M(iotune.storage.storage_preflight)
+        names those the host does not know).
+      type: list
+      elements: str
 """
 
 from ansible.errors import AnsibleFilterError

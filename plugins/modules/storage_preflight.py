@@ -138,7 +138,15 @@ options:
     type: list
     elements: str
     default: []
-  files:
+  services_missing:
+  description:
+    - The units of O(services) that systemd does not know (C(LoadState=not-found)); V(null) on a host without
+      C(systemctl) or where it cannot answer (a container without systemd).
+  returned: success
+  type: list
+  elements: str
+  sample: [cassandara.service]
+files:
     description:
       - Shell patterns (C(glob)) of absolute paths; RV(files) returns, for each, the state of every existing path
         that matches (sha1, mode, owner), read in the same call.
@@ -146,8 +154,17 @@ options:
         drop-ins, boot units); a stage whose files all match what it would write needs no call of its own.
     type: list
     elements: str
+  services:
+    description:
+      - systemd units that the arrays' mounts hold back (the tune plan's C(services)); RV(services_missing) lists
+        those systemd does not know on this host, each also as a warning - a typo, or a database not installed
+        yet (its drop-in is written anyway and takes effect once it is). Read with one C(systemctl show) call.
+    type: list
+    elements: str
+    default: []
 notes:
-  - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages)); reads sysfs,
+  - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages), C(systemctl show)
+    with O(services)); reads sysfs,
     C(/proc/self/mountinfo), C(/proc/swaps), the fstab file and the files of O(files); writes nothing.
 extends_documentation_fragment:
   - iotune.storage.attributes
@@ -579,6 +596,7 @@ def main():
             os_facts=dict(type='bool', default=False),
             packages=dict(type='list', elements='str', default=[]),
             files=dict(type='list', elements='str'),
+            services=dict(type='list', elements='str', default=[]),
         ),
         supports_check_mode=True,
     )
@@ -606,7 +624,12 @@ def main():
             module.fail_json(msg='preflight could not read the files: %s' % e)
     if module.params['os_facts']:
         extra['ansible_facts'] = Distribution(module=module).get_distribution_facts()
+    missing_services = unknown_units(module, module.params['services'])
+    for unit in missing_services or []:
+        module.warn('service %s is not known to systemd on this host: a typo, or not installed yet (the drop-in that '
+                    'holds it until its mount is written anyway and takes effect once it is installed)' % unit)
     module.exit_json(changed=False, arrays=arrays, resolved=preflight.resolved, selections=preflight.selections,
+                     services_missing=missing_services,
                      unresolved=preflight.unresolved if module.params['unresolved'] == 'report' else [],
                      tuning_checked=module.params['tuning'] is not None,
                      packages_missing=missing_packages(module, module.params['packages']), **extra)
@@ -643,6 +666,27 @@ def missing_packages(module, names):
     # rc is 1 when a name is unknown to dpkg: its line is missing, the others are still printed
     dummy, out, dummy2 = module.run_command([dpkg_query, '--show', '--showformat=${Package} ${Status}\n'] + names)
     return dpkg_missing(names, out)
+
+
+def unknown_units(module, names):
+    """The units of ``names`` whose LoadState is not-found; None without systemctl or when it cannot answer."""
+    systemctl = module.get_bin_path('systemctl')
+    if systemctl is None:
+        return None
+    if not names:
+        return []
+    rc, out, dummy = module.run_command([systemctl, 'show', '--property=Id,LoadState', '--'] + list(names))
+    return units_not_found(names, out) if rc == 0 else None
+
+
+def units_not_found(names, out):
+    """``systemctl show --property=Id,LoadState -- NAMES`` prints one block per name, in order, separated by a blank
+    line; Id is the unit's full name (cassandra -> cassandra.service)."""
+    blocks = [dict(line.split('=', 1) for line in block.splitlines() if '=' in line)
+              for block in out.strip().split('\n\n')] if out.strip() else []
+    if len(blocks) != len(names):
+        return None
+    return [name for name, block in zip(names, blocks) if block.get('LoadState') == 'not-found']
 
 
 def dpkg_missing(names, out):

@@ -745,4 +745,5 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     kernel['services'] = sorted(set(unit for fs in xfs for unit in fs['services']))
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
-            'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral}
+            'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral,
+            'services': kernel['services']}

@@ -12,7 +12,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import storage_preflight as mod
 from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError
-from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module, warning_texts
 
 
 @pytest.fixture
@@ -369,3 +369,32 @@ def test_main_argument_spec_refuses(main_on_host, capsys, args, fragment):
     code, result = run_module(mod, args, capsys)
     assert code == 1 and fragment in result['msg'], result['msg']
     assert main_on_host.calls == []
+
+
+# ---- services: units systemd does not know are named (a warning, not a refusal) ----------------------------
+
+SYSTEMCTL = '/usr/bin/systemctl'
+SHOW = [SYSTEMCTL, 'show', '--property=Id,LoadState', '--']
+
+
+def test_units_not_found_in_systemctl_show_blocks():
+    out = 'Id=cassandra.service\nLoadState=loaded\n\nId=cassandara.service\nLoadState=not-found\n'
+    assert mod.units_not_found(['cassandra', 'cassandara'], out) == ['cassandara']
+    assert mod.units_not_found(['cassandra', 'x'], 'Id=cassandra.service\nLoadState=loaded\n') is None  # not one each
+    assert mod.units_not_found(['a'], '') is None
+
+
+def test_main_warns_about_a_service_systemd_does_not_know(main_on_host, monkeypatch, capsys):
+    host = main_on_host
+    on_fake_host(monkeypatch, mod, host, {'blkid': 'blkid', 'wipefs': 'wipefs', 'systemctl': SYSTEMCTL})
+    host.on(SHOW + ['cassandra.service', 'cassandara.service'], 0,
+            'Id=cassandra.service\nLoadState=loaded\n\nId=cassandara.service\nLoadState=not-found\n')
+    code, result = run_module(mod, {'arrays': [array()], 'services': ['cassandra.service', 'cassandara.service']},
+                              capsys)
+    assert code == 0 and result['services_missing'] == ['cassandara.service'], result
+    assert any('service cassandara.service is not known to systemd' in w for w in warning_texts(result))
+
+
+def test_main_without_systemctl_reports_null(main_on_host, capsys):
+    code, result = run_module(mod, {'arrays': [array()], 'services': ['cassandra.service']}, capsys)
+    assert code == 0 and result['services_missing'] is None and 'warnings' not in result

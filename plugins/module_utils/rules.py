@@ -15,6 +15,7 @@ functions: no host access, importable on the controller and in the ephemeral rol
 
 from __future__ import annotations
 
+import difflib
 import re
 
 # ---------------------------------------------------------------------------------------------
@@ -36,6 +37,31 @@ REFUSED_MOUNT_OPTIONS = {
     'nobarrier': 'removed from XFS in Linux 4.19; the mount fails',
     'noauto': 'the filesystem would not be mounted at boot',
     'defaults': 'not needed; list only the options you want',
+}
+
+# The mount options accepted (an allow-list: a typo such as noatme is refused before anything changes, not found
+# by a mount that fails at boot). XFS's own (kernel Documentation/admin-guide/xfs.rst), then mount(8)'s
+# filesystem-independent ones and what systemd and SELinux read from fstab; KEY= takes a value.
+XFS_MOUNT_OPTIONS = frozenset([
+    'allocsize=', 'discard', 'nodiscard', 'grpid', 'bsdgroups', 'nogrpid', 'sysvgroups', 'filestreams',
+    'inode32', 'inode64', 'largeio', 'nolargeio', 'logbufs=', 'logbsize=', 'logdev=', 'rtdev=', 'noalign',
+    'norecovery', 'nouuid', 'noquota', 'uquota', 'usrquota', 'quota', 'uqnoenforce', 'qnoenforce', 'gquota',
+    'grpquota', 'gqnoenforce', 'pquota', 'prjquota', 'pqnoenforce', 'sunit=', 'swidth=', 'swalloc', 'wsync',
+    'dax', 'dax=', 'attr2', 'noattr2', 'ikeep', 'noikeep',
+])
+GENERIC_MOUNT_OPTIONS = frozenset([
+    'async', 'sync', 'dirsync', 'atime', 'noatime', 'diratime', 'nodiratime', 'relatime', 'norelatime',
+    'strictatime', 'nostrictatime', 'lazytime', 'nolazytime', 'dev', 'nodev', 'exec', 'noexec', 'suid', 'nosuid',
+    'ro', 'rw', 'iversion', 'noiversion', 'silent', 'loud', 'nofail', '_netdev', 'nosymfollow',
+    'comment=', 'context=', 'fscontext=', 'defcontext=', 'rootcontext=',
+])
+# prefixes of option families mount(8) passes to helpers (x-systemd.device-timeout=, x-systemd.requires=, ...)
+MOUNT_OPTION_PREFIXES = ('x-systemd.', 'x-initrd.', 'X-mount.', 'x-mount.')
+MOUNT_OPTIONS_DEPRECATED = {
+    'attr2': 'deprecated in XFS (always on with the V5 format), removed in later kernels',
+    'noattr2': 'deprecated in XFS, removed in later kernels',
+    'ikeep': 'deprecated in XFS, removed in later kernels',
+    'noikeep': 'deprecated in XFS, removed in later kernels',
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -92,13 +118,28 @@ def valid_read_ahead_kb(value):
 
 
 def mount_option_problem(option):
-    """Why one mount option is refused, or None: not one option (a comma or a space), or REFUSED_MOUNT_OPTIONS."""
+    """Why one mount option is refused, or None: not one option (a comma or a space), REFUSED_MOUNT_OPTIONS or
+    MOUNT_OPTIONS_DEPRECATED, or not an XFS or mount(8) option (with the closest known ones)."""
     if not isinstance(option, str) or not option or re.search(r'[\s,]', option):
         return '%r is not one mount option (no commas or spaces)' % (option,)
-    key = option.split('=', 1)[0]
+    key, eq, value = option.partition('=')
     if key in REFUSED_MOUNT_OPTIONS:
         return '%s is refused: %s' % (option, REFUSED_MOUNT_OPTIONS[key])
-    return None
+    if key in MOUNT_OPTIONS_DEPRECATED:
+        return '%s is refused: %s' % (option, MOUNT_OPTIONS_DEPRECATED[key])
+    prefix = next((p for p in MOUNT_OPTION_PREFIXES if key.startswith(p)), None)
+    if prefix is not None and len(key) > len(prefix):
+        return None
+    known = XFS_MOUNT_OPTIONS | GENERIC_MOUNT_OPTIONS
+    if key + eq in known and (not eq or value):
+        return None
+    if key + '=' in known and not eq:
+        return '%s needs a value (%s=...)' % (option, key)
+    if eq and key in known:
+        return '%s takes no value' % option
+    close = difflib.get_close_matches(key, sorted(o.rstrip('=') for o in known), n=2, cutoff=0.75)
+    return '%s is not an XFS or mount(8) option%s' % (
+        option, ' (did you mean %s?)' % ' or '.join(close) if close else '')
 
 
 def sysctl_name(value):

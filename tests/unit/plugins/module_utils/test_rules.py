@@ -196,7 +196,8 @@ def test_thp_agrees(key, value):
     assert (ok, ok) == (in_plan, in_module)
 
 
-@pytest.mark.parametrize('option', ['noatime', 'logbsize=256k', 'barrier', 'nobarrier', 'noauto', 'defaults',
+@pytest.mark.parametrize('option', ['noatime', 'logbsize=256k', 'barrier', 'nobarrier', 'noauto', 'defaults', 'noatme',
+                                    'logbsize', 'noatime=1', 'x-systemd.device-timeout=90s', 'x-systemd.', 'attr2',
                                     'noatime,nodiratime', 'a b', ''])
 def test_mount_options_agree(option):
     ok = r.mount_option_problem(option) is None

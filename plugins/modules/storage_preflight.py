@@ -138,15 +138,7 @@ options:
     type: list
     elements: str
     default: []
-  services_missing:
-  description:
-    - The units of O(services) that systemd does not know (C(LoadState=not-found)); V(null) on a host without
-      C(systemctl) or where it cannot answer (a container without systemd).
-  returned: success
-  type: list
-  elements: str
-  sample: [cassandara.service]
-files:
+  files:
     description:
       - Shell patterns (C(glob)) of absolute paths; RV(files) returns, for each, the state of every existing path
         that matches (sha1, mode, owner), read in the same call.
@@ -256,6 +248,14 @@ packages_missing:
   type: list
   elements: str
   sample: [mdadm]
+services_missing:
+  description:
+    - The units of O(services) that systemd does not know (C(LoadState=not-found)); V(null) on a host without
+      C(systemctl) or where it cannot answer (a container without systemd).
+  returned: success
+  type: list
+  elements: str
+  sample: [cassandara.service]
 files:
   description:
     - With O(files), by pattern, one entry per existing path that matches, sorted by path, with the keys of

@@ -768,43 +768,45 @@ def job_file_plan(text, size_bytes, directory, name):
     return header + text, total
 
 
-def build_module():
-    return AnsibleModule(
-        argument_spec=dict(
-            directory=dict(type='path', required=True),
-            expected_mount=dict(type='path'),
-            name=dict(type='str', default='iotune'),
-            rw=dict(type='str', default='randread', choices=sorted(ALLOWED_RW)),
-            bs=dict(type='str', default='4k'),
-            ioengine=dict(type='str', default='psync',
-                          choices=['mmap', 'psync', 'pvsync', 'pvsync2', 'sync', 'libaio', 'io_uring', 'posixaio']),
-            iodepth=dict(type='int', default=1),
-            numjobs=dict(type='int', default=1),
-            direct=dict(type='bool', default=False),
-            fadvise_hint=dict(type='str', default='0', choices=['0', '1', 'random', 'sequential', 'normal']),
-            size=dict(type='str', default='256m'),
-            test_file=dict(type='str'),
-            io_size=dict(type='str'),
-            runtime=dict(type='int'),
-            time_based=dict(type='bool', default=False),
-            ramp_time=dict(type='int'),
-            percentiles=dict(type='list', elements='float', default=[50, 95, 99, 99.9]),
-            extra=dict(type='dict', default={}),
-            job_file=dict(type='path'),
-            free_space_margin=dict(type='str', default='64m'),
-            drop_caches=dict(type='raw', default='always'),
-            allow_open_files=dict(type='bool', default=False),
-            keep_file=dict(type='bool', default=False),
-            repeat=dict(type='int', default=1),
-            noise_max=dict(type='float', default=0.2),
-            thresholds=dict(type='dict', default={}),
-            read_ahead_kb=dict(type='int'),
-            restore_read_ahead=dict(type='bool', default=True),
-            run_job=dict(type='bool', default=True),
-            timeout=dict(type='int', default=600),
-        ),
-        supports_check_mode=True,
+def argument_spec():
+    """The module's options (also what the tune plan checks a profile's fio_verify_jobs with)."""
+    return dict(
+        directory=dict(type='path', required=True),
+        expected_mount=dict(type='path'),
+        name=dict(type='str', default='iotune'),
+        rw=dict(type='str', default='randread', choices=sorted(ALLOWED_RW)),
+        bs=dict(type='str', default='4k'),
+        ioengine=dict(type='str', default='psync',
+                      choices=['mmap', 'psync', 'pvsync', 'pvsync2', 'sync', 'libaio', 'io_uring', 'posixaio']),
+        iodepth=dict(type='int', default=1),
+        numjobs=dict(type='int', default=1),
+        direct=dict(type='bool', default=False),
+        fadvise_hint=dict(type='str', default='0', choices=['0', '1', 'random', 'sequential', 'normal']),
+        size=dict(type='str', default='256m'),
+        test_file=dict(type='str'),
+        io_size=dict(type='str'),
+        runtime=dict(type='int'),
+        time_based=dict(type='bool', default=False),
+        ramp_time=dict(type='int'),
+        percentiles=dict(type='list', elements='float', default=[50, 95, 99, 99.9]),
+        extra=dict(type='dict', default={}),
+        job_file=dict(type='path'),
+        free_space_margin=dict(type='str', default='64m'),
+        drop_caches=dict(type='raw', default='always'),
+        allow_open_files=dict(type='bool', default=False),
+        keep_file=dict(type='bool', default=False),
+        repeat=dict(type='int', default=1),
+        noise_max=dict(type='float', default=0.2),
+        thresholds=dict(type='dict', default={}),
+        read_ahead_kb=dict(type='int'),
+        restore_read_ahead=dict(type='bool', default=True),
+        run_job=dict(type='bool', default=True),
+        timeout=dict(type='int', default=600),
     )
+
+
+def build_module():
+    return AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
 
 
 class FioRun(object):

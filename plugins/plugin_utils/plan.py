@@ -22,7 +22,11 @@ import difflib
 import posixpath
 import re
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
+from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
+from ansible_collections.iotune.storage.plugins.modules import fio as fio_module
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     DEVICE_CLASSES,
     READ_AHEAD_MAX_KB,
@@ -300,6 +304,8 @@ def validate_profile(name, data, overrides):
         problems.append('%s: fio_verify_jobs must be a list of dicts with a name' % where)
     else:
         names = [j['name'] for j in jobs]
+        for job in jobs:
+            problems.extend(fio_job_problems(job, "%s: fio_verify_jobs '%s'" % (where, job['name'])))
         thresholds = profile['fio_verify_thresholds']
         if len(names) != len(set(names)):
             problems.append('%s: fio_verify_jobs names are not unique: %s' % (where, ', '.join(names)))
@@ -313,6 +319,30 @@ def validate_profile(name, data, overrides):
     if problems:
         raise PlanError(problems)
     return profile
+
+
+# The keys of a fio_verify_jobs entry: the options of iotune.storage.fio that the fio_verify role passes from
+# a job (roles/fio_verify/tasks/main.yml; a unit test keeps the two lists equal). The role sets the others.
+FIO_VERIFY_JOB_KEYS = ('name', 'rw', 'bs', 'ioengine', 'iodepth', 'numjobs', 'direct', 'fadvise_hint', 'io_size',
+                       'runtime', 'time_based', 'ramp_time', 'read_ahead_kb', 'extra')
+
+
+def fio_job_problems(job, where):
+    """A fio_verify_jobs entry checked the way the fio module will check it (its own argument spec and its
+    check of ``extra``, which refuses filename, directory and every option the module sets itself)."""
+    problems = ['%s: unknown key %r%s (known: %s)' % (where, key, did_you_mean(key, FIO_VERIFY_JOB_KEYS),
+                                                      ', '.join(FIO_VERIFY_JOB_KEYS))
+                for key in sorted(set(job) - set(FIO_VERIFY_JOB_KEYS), key=str)]
+    spec = fio_module.argument_spec()
+    given = dict((key, value) for key, value in job.items() if key in FIO_VERIFY_JOB_KEYS)
+    checked = ArgumentSpecValidator(dict((key, spec[key]) for key in FIO_VERIFY_JOB_KEYS)).validate(given)
+    problems.extend('%s: %s' % (where, message) for message in checked.error_messages)
+    if not checked.error_messages:
+        try:
+            fio_module.check_extra(checked.validated_parameters['extra'] or {})
+        except FioReportError as e:
+            problems.append('%s: %s' % (where, e))
+    return problems
 
 
 # ---------------------------------------------------------------------------------------------

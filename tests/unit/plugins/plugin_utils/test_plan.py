@@ -285,3 +285,27 @@ def test_an_unknown_override_names_the_closest_keys(overrides, hint):
 ])
 def test_an_unknown_array_key_names_the_closest_keys(key, hint):
     assert hint in problems(arrays_=arrays(**{key: 1}))
+
+
+# ---- fio_verify_jobs: checked in the plan the way the fio module checks them ----------------------------------
+
+@pytest.mark.parametrize('job, message', [
+    ({'name': 'j', 'rw': 'randwrite'}, "fio_verify_jobs 'j': value of rw must be one of: randread, read"),
+    ({'name': 'j', 'iodepth': 'deep'}, "fio_verify_jobs 'j': argument 'iodepth' is of type"),
+    ({'name': 'j', 'extra': {'filename': '/dev/sda'}}, "extra option 'filename' is not allowed"),
+    ({'name': 'j', 'extra': {'--directory': '/'}}, "extra option '--directory' is not allowed"),
+    ({'name': 'j', 'extra': {'exec_prerun': 'rm -rf /'}}, "extra option 'exec_prerun' is not allowed"),
+    ({'name': 'j', 'io_depth': 16}, "fio_verify_jobs 'j': unknown key 'io_depth' (did you mean iodepth?)"),
+    ({'name': 'j', 'directory': '/srv'}, "unknown key 'directory'"),
+])
+def test_a_bad_fio_job_is_refused_by_the_plan(job, message):
+    assert message in problems({'fio_verify_jobs': [job], 'fio_verify_thresholds': {}})
+
+
+def test_the_plan_checks_the_job_keys_the_role_passes():
+    """FIO_VERIFY_JOB_KEYS is exactly what roles/fio_verify passes from a job (fio_verify_job.KEY)."""
+    import re
+    from ansible_collections.iotune.storage.plugins.plugin_utils import plan
+    with open(os.path.join(PROFILES, '..', '..', '..', 'fio_verify', 'tasks', 'main.yml')) as f:
+        passed = set(re.findall(r'fio_verify_job\.([a-z_]+)', f.read()))
+    assert passed == set(plan.FIO_VERIFY_JOB_KEYS)

@@ -367,7 +367,8 @@ def _members(key, items, bad):
 
 
 def _array_problems(index, entry, profile):
-    """(normalised entry, problems) for one iotune_arrays entry."""
+    """(normalised entry, problems) for one iotune_arrays entry: each part checked by its own function below,
+    every problem of the entry collected."""
     problems = []
     if not isinstance(entry, dict):
         return None, ['iotune_arrays[%d] must be a dict, got %r' % (index, entry)]
@@ -386,10 +387,18 @@ def _array_problems(index, entry, profile):
         return None, problems
 
     out = {'name': name}
-    name_ok = valid_md_name(name)
-    if not name_ok:
+    if not valid_md_name(name):
         bad('name %r must be 1-32 letters, digits, _ . - (and not . or ..)' % (name,))
+    _array_members(entry, out, bad)
+    _array_stripe(entry, out, bad, profile)
+    _array_mount(entry, out, bad, profile)
+    _array_ownership(entry, out, bad)
+    _array_flags(entry, out, bad, profile)
+    return out, problems
 
+
+def _array_members(entry, out, bad):
+    """devices (paths or selectors, unique), allow_single_device, and wipe_devices/allow_shared_disk among them."""
     raw_devices = entry['devices']
     if not isinstance(raw_devices, (list, tuple)):
         bad('devices must be a list of strings (/dev paths) or member selectors, got %r' % (raw_devices,))
@@ -409,7 +418,7 @@ def _array_problems(index, entry, profile):
         bad('a RAID0 of one device gives nothing but a layer to lose; list two or more devices, or set '
             'allow_single_device: true')
     out['devices'] = devices
-
+    out['allow_single_device'] = single_ok is True
     for key in ('wipe_devices', 'allow_shared_disk'):
         raw = entry.get(key) or []
         if not isinstance(raw, (list, tuple)):
@@ -421,22 +430,27 @@ def _array_problems(index, entry, profile):
             bad('%s not in devices: %s (name each one exactly as in devices)' % (key, ', '.join(stray)))
         out[key] = values
 
+
+def _array_stripe(entry, out, bad, profile):
+    """chunk_kb (the profile's when not given), and a stripe width mkfs.xfs accepts."""
     chunk = entry.get('chunk_kb')
     try:
         out['chunk_kb'] = profile['raid_chunk_kb'] if chunk is None else chunk_kb(chunk, 'chunk_kb')
     except ValueError as e:
         bad(str(e))
         out['chunk_kb'] = None
-    members = member_count(devices)
+    members = member_count(out['devices'])
     if out['chunk_kb'] and members and out['chunk_kb'] * 1024 * members > XFS_MAX_SWIDTH_BYTES:
         bad('chunk_kb %d x %d devices is a stripe of %d bytes; mkfs.xfs refuses a stripe width of 2 GiB '
             'or more' % (out['chunk_kb'], members, out['chunk_kb'] * 1024 * members))
 
+
+def _array_mount(entry, out, bad, profile):
+    """mountpoint, move_from, mount_options (the profile's when not given) and the XFS label."""
     mountpoint, why = normalise_mountpoint(entry['mountpoint'])
     if why:
         bad('mountpoint %s' % why)
     out['mountpoint'] = mountpoint
-
     # the one opt-in that lets a run move an existing filesystem: the exact path it is mounted on now
     out['move_from'] = None
     if entry.get('move_from') is not None:
@@ -446,20 +460,21 @@ def _array_problems(index, entry, profile):
         elif move_from == mountpoint:
             bad('move_from %s is the mountpoint itself; remove move_from' % move_from)
         out['move_from'] = move_from
-
     try:
         out['mount_options'] = (profile['mount_options'] if entry.get('mount_options') is None
                                 else mount_options(entry['mount_options'], 'mount_options'))
     except ValueError as e:
         bad(str(e))
-
     label = entry.get('label')
     if label is None:
-        label = name[:XFS_LABEL_MAX] if name_ok else None
+        label = out['name'][:XFS_LABEL_MAX] if valid_md_name(out['name']) else None
     if label is not None and not valid_xfs_label(label):
         bad('label %r must be 1-12 letters, digits or _ . + - (XFS labels hold at most 12 characters)' % (label,))
     out['label'] = label
 
+
+def _array_ownership(entry, out, bad):
+    """owner, group and mode of the mounted root (set only when given)."""
     for key in ('owner', 'group'):
         value = entry.get(key)
         if value is not None and not (isinstance(value, int) and not isinstance(value, bool) and value >= 0) \
@@ -472,21 +487,19 @@ def _array_problems(index, entry, profile):
             % (mode,))
     out['mode'] = mode
 
-    nonempty = entry.get('allow_nonempty_mountpoint', False)
-    if not isinstance(nonempty, bool):
-        bad('allow_nonempty_mountpoint must be true or false, got %r' % (nonempty,))
-    out['allow_nonempty_mountpoint'] = nonempty
-    out['allow_single_device'] = single_ok is True
-    ephemeral = entry.get('ephemeral', False)
-    if not isinstance(ephemeral, bool):
-        bad('ephemeral must be true or false, got %r' % (ephemeral,))
-    out['ephemeral'] = ephemeral is True
+
+def _array_flags(entry, out, bad, profile):
+    """allow_nonempty_mountpoint, ephemeral and services (the profile's when not given)."""
+    for key in ('allow_nonempty_mountpoint', 'ephemeral'):
+        value = entry.get(key, False)
+        if not isinstance(value, bool):
+            bad('%s must be true or false, got %r' % (key, value))
+        out[key] = value is True if key == 'ephemeral' else value
     try:
         out['services'] = (profile['services'] if entry.get('services') is None
                            else service_units(entry['services'], 'services'))
     except ValueError as e:
         bad(str(e))
-    return out, problems
 
 
 def validate_arrays(arrays, profile):

@@ -278,19 +278,7 @@ def validate_profile(name, data, overrides):
         profile['raid_chunk_kb'] = chunk_kb(profile['raid_chunk_kb'], '%s: raid_chunk_kb' % where)
     except ValueError as e:
         problems.append(str(e))
-    classes = profile['members']['scheduler_by_class']
-    if not isinstance(classes, dict):
-        problems.append('%s: members.scheduler_by_class must be a dict keyed by %s' % (where, '/'.join(DEVICE_CLASSES)))
-    else:
-        for cls, sched in sorted(classes.items()):
-            if cls not in DEVICE_CLASSES:
-                problems.append('%s: members.scheduler_by_class: unknown device class %r (known: %s)'
-                                % (where, cls, ', '.join(DEVICE_CLASSES)))
-            elif not isinstance(sched, str) or not sched:
-                problems.append('%s: members.scheduler_by_class.%s must be a scheduler name, got %r'
-                                % (where, cls, sched))
-            # whether the devices offer it (and the legacy noop/deadline/cfq advice) is checked on the
-            # host by udev_block_tuning's validation in the same preflight
+    problems.extend(_scheduler_problems(profile['members']['scheduler_by_class'], where))
     for key, check in (('mount_options', mount_options), ('services', service_units)):
         if profile.get(key) is None and key == 'services':
             profile[key] = []
@@ -299,26 +287,45 @@ def validate_profile(name, data, overrides):
             profile[key] = check(profile[key], '%s: %s' % (where, key))
         except ValueError as e:
             problems.append(str(e))
-    jobs = profile['fio_verify_jobs']
-    if not isinstance(jobs, list) or not all(isinstance(j, dict) and isinstance(j.get('name'), str) for j in jobs):
-        problems.append('%s: fio_verify_jobs must be a list of dicts with a name' % where)
-    else:
-        names = [j['name'] for j in jobs]
-        for job in jobs:
-            problems.extend(fio_job_problems(job, "%s: fio_verify_jobs '%s'" % (where, job['name'])))
-        thresholds = profile['fio_verify_thresholds']
-        if len(names) != len(set(names)):
-            problems.append('%s: fio_verify_jobs names are not unique: %s' % (where, ', '.join(names)))
-        if not isinstance(thresholds, dict):
-            problems.append('%s: fio_verify_thresholds must be a dict keyed by job name' % where)
-        else:
-            stray = sorted(set(thresholds) - set(names))
-            if stray:
-                problems.append('%s: fio_verify_thresholds for unknown jobs: %s (jobs: %s)'
-                                % (where, ', '.join(stray), ', '.join(names)))
+    problems.extend(_verify_problems(profile['fio_verify_jobs'], profile['fio_verify_thresholds'], where))
     if problems:
         raise PlanError(problems)
     return profile
+
+
+def _scheduler_problems(classes, where):
+    """members.scheduler_by_class: a scheduler name per known device class. Whether the devices offer it (and the
+    legacy noop/deadline/cfq advice) is checked on the host by udev_block_tuning's validation in the preflight."""
+    if not isinstance(classes, dict):
+        return ['%s: members.scheduler_by_class must be a dict keyed by %s' % (where, '/'.join(DEVICE_CLASSES))]
+    problems = []
+    for cls, sched in sorted(classes.items()):
+        if cls not in DEVICE_CLASSES:
+            problems.append('%s: members.scheduler_by_class: unknown device class %r (known: %s)'
+                            % (where, cls, ', '.join(DEVICE_CLASSES)))
+        elif not isinstance(sched, str) or not sched:
+            problems.append('%s: members.scheduler_by_class.%s must be a scheduler name, got %r' % (where, cls, sched))
+    return problems
+
+
+def _verify_problems(jobs, thresholds, where):
+    """fio_verify_jobs (each as the fio module checks it, names unique) and fio_verify_thresholds keyed by them."""
+    if not isinstance(jobs, list) or not all(isinstance(j, dict) and isinstance(j.get('name'), str) for j in jobs):
+        return ['%s: fio_verify_jobs must be a list of dicts with a name' % where]
+    problems = []
+    names = [j['name'] for j in jobs]
+    for job in jobs:
+        problems.extend(fio_job_problems(job, "%s: fio_verify_jobs '%s'" % (where, job['name'])))
+    if len(names) != len(set(names)):
+        problems.append('%s: fio_verify_jobs names are not unique: %s' % (where, ', '.join(names)))
+    if not isinstance(thresholds, dict):
+        problems.append('%s: fio_verify_thresholds must be a dict keyed by job name' % where)
+    else:
+        stray = sorted(set(thresholds) - set(names))
+        if stray:
+            problems.append('%s: fio_verify_thresholds for unknown jobs: %s (jobs: %s)'
+                            % (where, ', '.join(stray), ', '.join(names)))
+    return problems
 
 
 # The keys of a fio_verify_jobs entry: the options of iotune.storage.fio that the fio_verify role passes from

@@ -617,6 +617,28 @@ def _kernel_thp(values, where):
     return out, problems
 
 
+def _version_entry_problems(entries, where):
+    """kernel.by_mongodb_version: known keys, the first entry without since, then increasing quoted versions."""
+    problems = []
+    for index, entry in enumerate(entries):
+        stray = sorted(set(entry) - set(('since', 'thp', 'sysctl')), key=str)
+        since = entry.get('since')
+        if stray:
+            problems.append('%s.by_mongodb_version[%d]: unknown key %s (known: since, thp, sysctl)'
+                            % (where, index, ', '.join(map(str, stray))))
+        if index == 0 and since is not None:
+            problems.append('%s.by_mongodb_version[0] is the entry for versions before the next since and has no since'
+                            % where)
+        elif index > 0 and not _is_version(since):
+            problems.append("%s.by_mongodb_version[%d].since must be a quoted version such as '8.0', got %r"
+                            % (where, index, since))
+        elif index > 1 and _is_version(entries[index - 1].get('since')) \
+                and _version_tuple(since) <= _version_tuple(entries[index - 1]['since']):
+            problems.append('%s.by_mongodb_version: since must increase (%s after %s)'
+                            % (where, since, entries[index - 1]['since']))
+    return problems
+
+
 def validate_kernel(name, kernel, overrides, mongodb_version=None):
     """The profile's ``kernel`` section resolved for this host: {'thp': {...}, 'sysctl': {...}, ...}.
 
@@ -644,22 +666,7 @@ def validate_kernel(name, kernel, overrides, mongodb_version=None):
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         problems.append('%s.by_mongodb_version must be a list of dicts {since, thp, sysctl}' % where)
         entries = []
-    for index, entry in enumerate(entries):
-        stray = sorted(set(entry) - set(('since', 'thp', 'sysctl')), key=str)
-        since = entry.get('since')
-        if stray:
-            problems.append('%s.by_mongodb_version[%d]: unknown key %s (known: since, thp, sysctl)'
-                            % (where, index, ', '.join(map(str, stray))))
-        if index == 0 and since is not None:
-            problems.append('%s.by_mongodb_version[0] is the entry for versions before the next since and has no since'
-                            % where)
-        elif index > 0 and not _is_version(since):
-            problems.append("%s.by_mongodb_version[%d].since must be a quoted version such as '8.0', got %r"
-                            % (where, index, since))
-        elif index > 1 and _is_version(entries[index - 1].get('since')) \
-                and _version_tuple(since) <= _version_tuple(entries[index - 1]['since']):
-            problems.append('%s.by_mongodb_version: since must increase (%s after %s)'
-                            % (where, since, entries[index - 1]['since']))
+    problems.extend(_version_entry_problems(entries, where))
     if problems:
         raise PlanError(problems)
     if entries:
@@ -724,14 +731,8 @@ def has_selectors(entries):
                for d in e.get(key) or [])
 
 
-def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None,
-               resolved=None):
-    """Validate everything and return the plan dict (see docs/architecture.md).
-
-    With member selectors in ``arrays`` and no ``resolved``, the plan has ``needs_resolution: true``:
-    the storage_preflight module resolves them on the host and the plan is made again with its
-    ``resolved`` result (the profile role does both); only that second plan feeds the roles.
-    """
+def _validated(profile_name, profile_data, overrides, arrays, extra_tuning, mongodb_version, resolved):
+    """(profile, kernel, array entries), every input validated; raises PlanError with every problem found."""
     problems = []
     profile = None
     kernel = None
@@ -746,7 +747,6 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
                                      mongodb_version)
         except PlanError as e:
             problems.extend(e.problems)
-    if profile is not None:
         try:
             entries = validate_arrays(with_resolution(arrays, resolved), profile)
         except PlanError as e:
@@ -755,7 +755,19 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
         problems.append('iotune_block_tuning_extra_devices must be a list of dicts')
     if problems:
         raise PlanError(problems)
+    return profile, kernel, entries
 
+
+def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None,
+               resolved=None):
+    """Validate everything and return the plan dict (see docs/architecture.md).
+
+    With member selectors in ``arrays`` and no ``resolved``, the plan has ``needs_resolution: true``:
+    the storage_preflight module resolves them on the host and the plan is made again with its
+    ``resolved`` result (the profile role does both); only that second plan feeds the roles.
+    """
+    profile, kernel, entries = _validated(profile_name, profile_data, overrides, arrays, extra_tuning,
+                                          mongodb_version, resolved)
     raid0, xfs, tuning, verify, preflight, ephemeral = [], [], list(extra_tuning or []), [], [], []
     # the members as given (selectors before their resolution): an ephemeral array resolves them again at boot
     given = dict((a.get('name'), a.get('devices')) for a in arrays if isinstance(a, dict))

@@ -8,7 +8,7 @@ modules apply: md array names, chunk sizes, readahead, XFS labels and stripe wid
 transparent huge page choices, sysctl names and ranges, refused mount options.
 
 Each rule is a constant and a predicate (or a function returning the problems found); the callers word the
-message in their own terms (the option name the user wrote). tests/unit/plugins/module_utils/test_rules.py
+message in their own terms (the option name the user wrote). tests/unit/plugins/plugin_utils/test_rules.py
 runs the plan and each module's validator over the same samples and fails when they disagree. Pure
 functions: no host access, importable on the controller and in the ephemeral role's boot program.
 """

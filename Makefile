@@ -145,7 +145,8 @@ molecule-container: setup ## molecule `container` scenario (podman)
 # entry only. One run: `make molecule-vm VM_MATRIX=trixie:dracut:virtio` (then every test runs on it);
 # VM_ONE_AT_A_TIME=1 runs the entries one after the other. Each entry is bounded (VM_RUN_TIMEOUT seconds), a
 # last resort behind the limits of every task (40 min) and test (45 min) inside: an entry that still goes
-# on then is ended, its VM removed, and make fails instead of hanging.
+# on then is ended, its VM removed, and make fails instead of hanging. Generous on purpose: a trixie entry took
+# more than 60 min beside two other VMs on 2 cores, and the entries now share the cores with the other suites.
 VM_MATRIX ?= bookworm:initramfs-tools:virtio trixie:dracut:nvme
 VM_RUN_TIMEOUT ?= 4800
 VM_ONE_AT_A_TIME ?=

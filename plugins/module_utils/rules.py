@@ -52,17 +52,12 @@ XFS_MOUNT_OPTIONS = frozenset([
 GENERIC_MOUNT_OPTIONS = frozenset([
     'async', 'sync', 'dirsync', 'atime', 'noatime', 'diratime', 'nodiratime', 'relatime', 'norelatime',
     'strictatime', 'nostrictatime', 'lazytime', 'nolazytime', 'dev', 'nodev', 'exec', 'noexec', 'suid', 'nosuid',
-    'ro', 'rw', 'iversion', 'noiversion', 'silent', 'loud', 'nofail', '_netdev', 'nosymfollow',
+    'ro', 'rw', 'iversion', 'noiversion', 'silent', 'loud', 'nofail', '_netdev', 'nosymfollow', 'auto',
+    'user', 'users', 'nouser', 'owner', 'group', 'seclabel',
     'comment=', 'context=', 'fscontext=', 'defcontext=', 'rootcontext=',
 ])
-# prefixes of option families mount(8) passes to helpers (x-systemd.device-timeout=, x-systemd.requires=, ...)
-MOUNT_OPTION_PREFIXES = ('x-systemd.', 'x-initrd.', 'X-mount.', 'x-mount.')
-MOUNT_OPTIONS_DEPRECATED = {
-    'attr2': 'deprecated in XFS (always on with the V5 format), removed in later kernels',
-    'noattr2': 'deprecated in XFS, removed in later kernels',
-    'ikeep': 'deprecated in XFS, removed in later kernels',
-    'noikeep': 'deprecated in XFS, removed in later kernels',
-}
+# mount(8) leaves every x-... and X-... option to userspace (x-systemd.device-timeout=, X-fstrim.notrim, ...)
+MOUNT_OPTION_PREFIXES = ('x-', 'X-')
 
 # ---------------------------------------------------------------------------------------------
 # block devices
@@ -118,15 +113,13 @@ def valid_read_ahead_kb(value):
 
 
 def mount_option_problem(option):
-    """Why one mount option is refused, or None: not one option (a comma or a space), REFUSED_MOUNT_OPTIONS or
-    MOUNT_OPTIONS_DEPRECATED, or not an XFS or mount(8) option (with the closest known ones)."""
+    """Why one mount option is refused, or None: not one option (a comma or a space), REFUSED_MOUNT_OPTIONS, or
+    not an XFS or mount(8) option (with the closest known ones)."""
     if not isinstance(option, str) or not option or re.search(r'[\s,]', option):
         return '%r is not one mount option (no commas or spaces)' % (option,)
     key, eq, value = option.partition('=')
     if key in REFUSED_MOUNT_OPTIONS:
         return '%s is refused: %s' % (option, REFUSED_MOUNT_OPTIONS[key])
-    if key in MOUNT_OPTIONS_DEPRECATED:
-        return '%s is refused: %s' % (option, MOUNT_OPTIONS_DEPRECATED[key])
     prefix = next((p for p in MOUNT_OPTION_PREFIXES if key.startswith(p)), None)
     if prefix is not None and len(key) > len(prefix):
         return None

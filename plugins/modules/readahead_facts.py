@@ -109,7 +109,8 @@ RETURN = r"""
 data_directories:
   description:
     - The paths of O(data_directories) that exist as directories, in the order given, each with C(dev), the
-      number of the device its filesystem is on (C(st_dev), as C(ansible.builtin.stat) reports it).
+      number of the device its filesystem is on (C(st_dev)). Symlinks are followed (a symlinked data directory
+      counts on its target's device).
   returned: always
   type: list
   elements: dict

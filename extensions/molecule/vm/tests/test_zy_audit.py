@@ -17,12 +17,10 @@ is failed by the kernel and unmounted by systemd, which no later test could star
 """
 import re
 
-import pytest
-
 from conftest import AUDIT_CHECKSUMS, AUDIT_RULES, audit_host_changes, run_audit
 
-# the audit of a tuned host: the same on every entry (its drift on a degraded boot, test_zz_degraded_boot.py, runs on each)
-pytestmark = pytest.mark.any_entry(1)
+# runs on every entry of the vm matrix: the virtio entry audits a plan of paths, the nvme entry one of member
+# selectors (test_one_ssh_command_per_host counts the calls of each)
 
 
 def test_tuned_host_audits_ok(host, subrun, tmp_path):

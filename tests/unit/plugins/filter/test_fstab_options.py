@@ -20,6 +20,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import fstab
     ([], '30s', 'nofail,x-systemd.device-timeout=30s'),
     (['noatime', 'logbsize=256k', 'noatime'], '90s', 'noatime,logbsize=256k,nofail,x-systemd.device-timeout=90s'),
     (['nofail', 'noatime'], '2min', 'nofail,noatime,x-systemd.device-timeout=2min'),
+    (['noatime'], 'infinity', 'noatime,nofail,x-systemd.device-timeout=infinity'),
 ])
 def test_options_field(options, timeout, expected):
     assert fstab_options(options, timeout) == expected
@@ -28,8 +29,8 @@ def test_options_field(options, timeout, expected):
     assert fstab.entries(line)[0]['options'] == expected.split(',')
 
 
-@pytest.mark.parametrize('options, timeout', [('noatime', '90s'), (['noatime'], '90 s'), (['noatime'], 'soon'),
-                                              ({'a': 1}, '90s')])
+@pytest.mark.parametrize('options, timeout', [('noatime', '90s'), (['noatime'], '90 s'), (['noatime'], '1,5s'),
+                                              (['noatime'], ''), ({'a': 1}, '90s')])
 def test_refused(options, timeout):
     with pytest.raises(AnsibleFilterError):
         fstab_options(options, timeout)

@@ -197,7 +197,8 @@ def test_thp_agrees(key, value):
 
 
 @pytest.mark.parametrize('option', ['noatime', 'logbsize=256k', 'barrier', 'nobarrier', 'noauto', 'defaults', 'noatme',
-                                    'logbsize', 'noatime=1', 'x-systemd.device-timeout=90s', 'x-systemd.', 'attr2',
+                                    'logbsize', 'noatime=1', 'x-systemd.device-timeout=90s', 'x-', 'attr2',
+                                    'X-fstrim.notrim', 'auto', 'seclabel', 'user',
                                     'noatime,nodiratime', 'a b', ''])
 def test_mount_options_agree(option):
     ok = r.mount_option_problem(option) is None

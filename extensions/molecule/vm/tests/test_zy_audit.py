@@ -19,9 +19,9 @@ import re
 
 from conftest import AUDIT_CHECKSUMS, AUDIT_RULES, audit_host_changes, run_audit
 
+
 # runs on every entry of the vm matrix: the virtio entry audits a plan of paths, the nvme entry one of member
 # selectors (test_one_ssh_command_per_host counts the calls of each)
-
 def test_tuned_host_audits_ok(host, subrun, tmp_path):
     before = host.run(AUDIT_CHECKSUMS).stdout
     assert "/etc/fstab" in before and AUDIT_RULES in before, before

@@ -148,7 +148,7 @@ molecule-container: setup ## molecule `container` scenario (podman)
 # on then is ended, its VM removed, and make fails instead of hanging. Generous on purpose: a trixie entry took
 # more than 60 min beside two other VMs on 2 cores, and the entries now share the cores with the other suites.
 VM_MATRIX ?= bookworm:initramfs-tools:virtio trixie:dracut:nvme
-VM_RUN_TIMEOUT ?= 4800
+VM_RUN_TIMEOUT ?= 5100
 VM_ONE_AT_A_TIME ?=
 VM_MATRIX_RUN = MOLECULE=$(BIN)/molecule $(TOP)/tools/molecule-vm-matrix --timeout $(VM_RUN_TIMEOUT) \
 	  $(if $(VM_ONE_AT_A_TIME),--one-at-a-time) $(VM_MATRIX)

@@ -112,6 +112,23 @@ def valid_read_ahead_kb(value):
     return _is_int(value) and 0 <= value <= READ_AHEAD_MAX_KB
 
 
+def did_you_mean(key, candidates, most=3):
+    """' (did you mean X or Y?)' naming the keys closest to a mistyped ``key`` (its whole dotted form, or its last
+    part against theirs: ``readahead_kb`` -> ``array.read_ahead_kb``), at most ``most`` of them, or '' when none is
+    close. The plan's unknown keys and the mount option allow-list both name their suggestions with it."""
+    key = str(key)
+    close = difflib.get_close_matches(key, candidates, n=most, cutoff=0.75)
+    by_leaf = {}
+    for candidate in candidates:
+        by_leaf.setdefault(candidate.rsplit('.', 1)[-1], []).append(candidate)
+    parent = key.rsplit('.', 1)[0] + '.' if '.' in key else ''
+    for leaf in difflib.get_close_matches(key.rsplit('.', 1)[-1], list(by_leaf), n=2, cutoff=0.75):
+        # a key under a parent (array.readahead) is matched with that parent's keys first
+        same_parent = [c for c in by_leaf[leaf] if c.startswith(parent)] or by_leaf[leaf]
+        close.extend(c for c in same_parent if c not in close)
+    return ' (did you mean %s?)' % ' or '.join(close[:most]) if close else ''
+
+
 def mount_option_problem(option):
     """Why one mount option is refused, or None: not one option (a comma or a space), REFUSED_MOUNT_OPTIONS, or
     not an XFS or mount(8) option (with the closest known ones)."""
@@ -130,9 +147,8 @@ def mount_option_problem(option):
         return '%s needs a value (%s=...)' % (option, key)
     if eq and key in known:
         return '%s takes no value' % option
-    close = difflib.get_close_matches(key, sorted(o.rstrip('=') for o in known), n=2, cutoff=0.75)
     return '%s is not an XFS or mount(8) option%s' % (
-        option, ' (did you mean %s?)' % ' or '.join(close) if close else '')
+        option, did_you_mean(key, sorted(o.rstrip('=') for o in known), most=2))
 
 
 def sysctl_name(value):

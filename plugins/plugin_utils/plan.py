@@ -18,7 +18,6 @@ fstab) is checked by the preflight module, from the plan made here.
 from __future__ import annotations
 
 import copy
-import difflib
 import posixpath
 import re
 
@@ -36,6 +35,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     THP_MAX_PTES_NONE,
     XFS_LABEL_MAX,
     XFS_MAX_SWIDTH_BYTES,
+    did_you_mean,
     mount_option_problem,
     sysctl_name,
     valid_chunk_kb,
@@ -209,22 +209,6 @@ def schema_paths(schema, prefix=''):
         if isinstance(sub, dict):
             paths.extend(schema_paths(sub, prefix + key + '.'))
     return paths
-
-
-def did_you_mean(key, candidates):
-    """' (did you mean X or Y?)' naming the keys closest to a mistyped ``key`` (its whole dotted form, or its last
-    part against theirs: ``readahead_kb`` -> ``array.read_ahead_kb``), or '' when none is close."""
-    key = str(key)
-    close = difflib.get_close_matches(key, candidates, n=3, cutoff=0.75)
-    by_leaf = {}
-    for candidate in candidates:
-        by_leaf.setdefault(candidate.rsplit('.', 1)[-1], []).append(candidate)
-    parent = key.rsplit('.', 1)[0] + '.' if '.' in key else ''
-    for leaf in difflib.get_close_matches(key.rsplit('.', 1)[-1], list(by_leaf), n=2, cutoff=0.75):
-        # a key under a parent (array.readahead) is matched with that parent's keys first
-        same_parent = [c for c in by_leaf[leaf] if c.startswith(parent)] or by_leaf[leaf]
-        close.extend(c for c in same_parent if c not in close)
-    return ' (did you mean %s?)' % ' or '.join(close[:3]) if close else ''
 
 
 def merge(base, override):

@@ -80,6 +80,9 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 # which run one after the other; a failed suite does not stop the others. Ends with a table of every suite's
 # and every matrix entry's time (also in build/test-times.txt).
 TEST_SUITES := sanity sanity-newest units browser-test lint changelog-lint ship-checks molecule-container
+# The matrix is the long pole and CPU-bound: the other suites yield the CPU to it (they finish long before it
+# in any case) and run on what the emulated guests leave idle.
+TEST_SUITES_NICE ?= 10
 TEST_TIMES  := $(BUILD)/test-times.txt
 test: setup ## run every test: molecule vm beside sanity, units, lint, changelog, ship checks, molecule container
 	@t0=$$(date +%s); failed=""; mkdir -p $(BUILD); : > $(TEST_TIMES); \
@@ -89,7 +92,7 @@ test: setup ## run every test: molecule vm beside sanity, units, lint, changelog
 	  echo "make test: molecule-vm $$r in $$(( $$(date +%s) - t )) s"; row "molecule-vm (the matrix)" $$r $$(( $$(date +%s) - t )); \
 	  exit $$rc ) & vm=$$!; \
 	for suite in $(TEST_SUITES); do t=$$(date +%s); \
-	  if $(MAKE) --no-print-directory $$suite; then r=passed; else r=FAILED; failed="$$failed $$suite"; fi; \
+	  if nice -n $(TEST_SUITES_NICE) $(MAKE) --no-print-directory $$suite; then r=passed; else r=FAILED; failed="$$failed $$suite"; fi; \
 	  echo "make test: $$suite $$r in $$(( $$(date +%s) - t )) s"; row "$$suite" $$r $$(( $$(date +%s) - t )); done; \
 	row "(the suites above, one after the other)" - $$(( $$(date +%s) - t0 )); \
 	wait $$vm || failed="$$failed molecule-vm"; \

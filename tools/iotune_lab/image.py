@@ -22,14 +22,14 @@ from .common import LabError, FileLock, Phase, mounts_under, need_root, need_too
 # The image recipe. These constants, APT_SOURCES, every file under tools/lab_image/ and the mirror
 # URLs go into the image hash: change one and `build` makes a new image; leave them and the cached
 # image is reused. Bump RECIPE_VERSION when you change what build_image() does.
-RECIPE_VERSION = 4
+RECIPE_VERSION = 5
 SUITE = "bookworm"
 # The releases and initramfs generators an image can be built for (tools/lab --release/--initramfs,
 # $IOTUNE_LAB_RELEASE/$IOTUNE_LAB_INITRAMFS); each combination is its own recipe, hash and cache entry.
 RELEASES = {"bookworm": "12", "trixie": "13"}
 INITRAMFS = ("initramfs-tools", "dracut")
-# debootstrap stage: a minimal system; nothing storage-specific (no mdadm, xfsprogs, fio, lvm2,
-# gdisk, parted): roles and tests install those, as they would on a cloud image.
+# debootstrap stage: a minimal system; none of the packages the collection installs (mdadm, xfsprogs,
+# fio): its roles install those, as they would on a cloud image.
 BASE_PACKAGES = [
     "systemd-sysv", "udev", "dbus", "kmod", "iproute2", "openssh-server", "python3", "sudo",
     "ca-certificates", "busybox", "initramfs-tools", "zstd", "procps",
@@ -41,6 +41,10 @@ KERNEL_PACKAGES = ["linux-image-amd64", "grub-pc-bin"]
 # --initramfs dracut: dracut (a linux-initramfs-tool, so initramfs-tools is never installed) comes in
 # with the kernel, and the files under tools/lab_image/dracut/ replace etc/initramfs-tools/.
 DRACUT_PACKAGES = ["dracut"]
+# The vm scenario's own tools (never installed by the collection), installed with the kernel: lvm2 and
+# fdisk write the signatures the refusal tests must respect, util-linux-extra has fincore. In the chroot
+# they take seconds; installed in the emulated guest they took 8 minutes of every CI entry.
+LAB_TOOLS_PACKAGES = ["lvm2", "fdisk", "util-linux-extra"]
 ROOTFS_SIZE = "4G"
 # The root disk: an MBR partition table, GRUB's boot.img in the MBR, its core.img in the gap
 # before the first partition (sectors 1..2047), the ext4 root filesystem in partition 1.
@@ -208,6 +212,7 @@ def recipe_hash(mirror, security, release=SUITE, initramfs=INITRAMFS[0]):
     h = hashlib.sha256()
     recipe = {
         "version": RECIPE_VERSION, "suite": release, "base": BASE_PACKAGES, "kernel": KERNEL_PACKAGES,
+        "lab_tools": LAB_TOOLS_PACKAGES,
         "rootfs_size": ROOTFS_SIZE, "cmdline": KERNEL_CMDLINE, "cmdline_extra": VM_CMDLINE_EXTRA,
         "grub_modules": GRUB_MODULES, "part_start": PART_START, "enable": SERVICES_ENABLE,
         "mask": UNITS_MASK, "mirror": mirror, "security": security, "apt": APT_SOURCES,
@@ -326,7 +331,7 @@ def base_packages(initramfs):
 
 
 def kernel_packages(initramfs):
-    return (DRACUT_PACKAGES if initramfs == "dracut" else []) + KERNEL_PACKAGES
+    return (DRACUT_PACKAGES if initramfs == "dracut" else []) + KERNEL_PACKAGES + LAB_TOOLS_PACKAGES
 
 
 def copy_overlays(rootfs, initramfs):

@@ -139,6 +139,8 @@ class SubRun(object):
         self.env.setdefault("ANSIBLE_COLLECTIONS_PATH", os.path.join(REPO, "build", "collections"))
         self.env["ANSIBLE_HOST_KEY_CHECKING"] = "false"
         self.env["ANSIBLE_NOCOLOR"] = "1"
+        # as in molecule.yml (whose configuration is not read here): one SSH command per module instead of four
+        self.env["ANSIBLE_PIPELINING"] = "1"
 
     def run(self, extra_vars=None, tags=None, playbook="iotune.storage.tune", json_output=True, timeout=1800,
             limit=True):

@@ -111,7 +111,7 @@ def test_rerun_keeps_the_owner_and_starts_no_fio(host, subrun, watcher):
         assert len(preflight) == 1 and len(alone) == 1, (preflight, alone)
         assert (preflight[0].get("tuning_checked") is True) != (not alone[0].get("skipped")), (preflight, alone)
         # the preflight call read the files of the xfs, ephemeral and kernel stages: no call only to confirm them
-        # (test_rerun_puts_back_files_changed_by_hand is the negative control)
+        # (test_rerun_puts_back_what_was_changed_by_hand is the negative control)
         for name in SNAPSHOT_SKIPS:
             found = subrun.tasks(report, name)
             assert len(found) == 1 and found[0].get("skipped"), (name, found)
@@ -160,49 +160,43 @@ def _report(tmp_path, subrun):
         return json.load(f)
 
 
-def test_rerun_puts_back_an_fstab_line_changed_by_hand(host, subrun):
-    """A re-run skips the mount call only when xfs_filesystem found the very line the xfs role writes, with the
-    filesystem mounted there (mounted_as_planned): a line whose options were changed by hand is written again,
-    and the run after that is changed=0."""
+def _edit_fstab_options(host, old, new):
+    host.run_expect([0], "sed -i 's#^\\(UUID=[^ ]* %s xfs \\)%s,#\\1%s,#' /etc/fstab" % (MOUNTPOINT, old, new))
+
+
+def test_rerun_puts_back_what_was_changed_by_hand(host, subrun):
+    """Each stage skips its calls only when the preflight's read shows the host as it would leave it. Four hand
+    changes at once, each of another stage, are each repaired by one re-run, and the run after that is changed=0:
+    - an fstab line whose options were changed (the mount call is skipped only when xfs_filesystem found the very
+      line the xfs role writes, with the filesystem mounted there: mounted_as_planned);
+    - a sysctl file edited by hand and a drop-in with another mode (written again);
+    - a boot unit an earlier run would have left (no ephemeral array of that name): removed, found in the
+      preflight's read (the ephemeral role's own find does not run)."""
     fstab = host.file("/etc/fstab").content_string
     line = [l for l in fstab.splitlines() if l.split()[1:2] == [MOUNTPOINT]]
     assert len(line) == 1 and ",nofail," in line[0], fstab
-    host.run_expect([0], "sed -i 's#^\\(UUID=[^ ]* %s xfs \\)noatime,#\\1relatime,#' /etc/fstab" % MOUNTPOINT)
-    try:
-        assert host.file("/etc/fstab").content_string != fstab          # the edit took
-        rc, out, report = subrun.run({"iotune_verify": False}, tags="iotune_filesystem")
-        assert rc == 0, out
-        assert subrun.changed(report) >= 1
-        assert host.file("/etc/fstab").content_string == fstab
-        rc, out, report = subrun.run({"iotune_verify": False}, tags="iotune_filesystem")
-        assert rc == 0 and subrun.changed(report) == 0, out
-    finally:
-        if host.file("/etc/fstab").content_string != fstab:
-            host.run("sed -i 's#^\\(UUID=[^ ]* %s xfs \\)relatime,#\\1noatime,#' /etc/fstab" % MOUNTPOINT)
-
-
-def test_rerun_puts_back_files_changed_by_hand(host, subrun):
-    """The stages skip their file calls only when the preflight's read shows the files as they would write them:
-    a sysctl file edited by hand, a drop-in with another mode and a boot unit an earlier run would have left
-    (no ephemeral array of that name) are each put back or removed, and the run after that is changed=0."""
     sysctl = host.file(SYSCTL_FILE).content_string
     assert "vm." in sysctl and host.file(DROPIN).mode == 0o644
+    _edit_fstab_options(host, "noatime", "relatime")
     host.check_output("echo '# by hand' >> %s && chmod 0600 %s" % (SYSCTL_FILE, DROPIN))
     host.check_output("printf '[Unit]\\nDescription=left by an earlier run\\n' > %s" % GHOST_UNIT)
     try:
+        assert host.file("/etc/fstab").content_string != fstab          # the edit took
         rc, out, report = subrun.run({"iotune_verify": False})
         assert rc == 0, out
-        assert subrun.changed(report) >= 3, out
+        assert subrun.changed(report) >= 4, out
         for name in SNAPSHOT_SKIPS[:2]:
             assert subrun.tasks(report, name)[0].get("changed"), name
-        # the stale unit was found in the preflight's read: the ephemeral role's own find did not run
         assert subrun.tasks(report, SNAPSHOT_SKIPS[2])[0].get("skipped")
+        assert host.file("/etc/fstab").content_string == fstab
         assert host.file(SYSCTL_FILE).content_string == sysctl
         assert host.file(DROPIN).mode == 0o644
         assert not host.file(GHOST_UNIT).exists
         rc, out, report = subrun.run({"iotune_verify": False})
         assert rc == 0 and subrun.changed(report) == 0, out
     finally:
+        if host.file("/etc/fstab").content_string != fstab:
+            _edit_fstab_options(host, "relatime", "noatime")
         host.run("rm -f %s; chmod 0644 %s" % (GHOST_UNIT, DROPIN))
         if host.file(SYSCTL_FILE).content_string != sysctl:
             host.run("sed -i '/^# by hand$/d' %s" % SYSCTL_FILE)

@@ -57,6 +57,15 @@ options:
         of the mongodb profiles (MongoDB's advice changed with 8.0). Required where the profile's THP
         depends on it; the plan refuses to guess.
     type: str
+  variables:
+    description:
+      - The names of the variables the host has that start with C(iotune_), for example
+        C(lookup('ansible.builtin.varnames', '^iotune_', wantlist=True)).
+      - One that is not a variable of this collection (a typo such as C(iotune_array) or C(iotune_profle), which
+        would otherwise run with the defaults) is an error, with the closest names it may have meant.
+    type: list
+    elements: str
+    version_added: 0.1.0
 """
 
 EXAMPLES = r"""
@@ -108,15 +117,22 @@ _value:
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.plugin_utils.plan import PlanError, build_plan
+from ansible_collections.iotune.storage.plugins.plugin_utils.variables import variables_problem
 
 
 def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None, mongodb_version=None,
-              resolved=None):
+              resolved=None, variables=None):
+    # every problem at once: the unknown variables with the plan's own
+    problems = [variables_problem(variables)]
     try:
-        return build_plan(profile, profile_data, overrides or {}, arrays or [], extra_tuning or [],
+        plan = build_plan(profile, profile_data, overrides or {}, arrays or [], extra_tuning or [],
                           mongodb_version=mongodb_version, resolved=resolved)
     except PlanError as e:
-        raise AnsibleFilterError('invalid tune variables (nothing was changed): %s' % e)
+        problems.append(str(e))
+    problems = [p for p in problems if p]
+    if problems:
+        raise AnsibleFilterError('invalid tune variables (nothing was changed): %s' % '; '.join(problems))
+    return plan
 
 
 class FilterModule(object):

@@ -90,6 +90,8 @@ CASES = [
      "which is in use"),
     ("non-empty-directory", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/olddata")]},
      "/srv/olddata is not empty (1 entries: keep.txt)"),
+    ("variable-typo", lambda d, k: {"vars": {"iotune_profle": "mongodb"}},
+     "unknown variable iotune_profle (did you mean iotune_profile?)"),
     ("foreign-fstab-line", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/foreign")]},
      "gives /srv/foreign to LABEL=iotune-elsewhere"),
 ]
@@ -101,6 +103,7 @@ def test_refused_before_any_change(subrun, host, disks, kname, converged, traps,
     extra_vars = {"iotune_arrays": [converged] + given.get("arrays", []), "iotune_verify": False}
     if "overrides" in given:
         extra_vars["iotune_profile_overrides"] = given["overrides"]
+    extra_vars.update(given.get("vars", {}))
     rc, dummy, report = subrun.run(extra_vars)
     messages = failure_messages(report, subrun.hostname)
     assert rc != 0, messages

@@ -24,8 +24,8 @@ import re
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
+from ansible_collections.iotune.storage.plugins.module_utils import fio as fio_job
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
-from ansible_collections.iotune.storage.plugins.modules import fio as fio_module
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     DEVICE_CLASSES,
     READ_AHEAD_MAX_KB,
@@ -324,13 +324,13 @@ def fio_job_problems(job, where):
     problems = ['%s: unknown key %r%s (known: %s)' % (where, key, did_you_mean(key, FIO_VERIFY_JOB_KEYS),
                                                       ', '.join(FIO_VERIFY_JOB_KEYS))
                 for key in sorted(set(job) - set(FIO_VERIFY_JOB_KEYS), key=str)]
-    spec = fio_module.argument_spec()
+    spec = fio_job.argument_spec()
     given = dict((key, value) for key, value in job.items() if key in FIO_VERIFY_JOB_KEYS)
     checked = ArgumentSpecValidator(dict((key, spec[key]) for key in FIO_VERIFY_JOB_KEYS)).validate(given)
     problems.extend('%s: %s' % (where, message) for message in checked.error_messages)
     if not checked.error_messages:
         try:
-            fio_module.check_extra(checked.validated_parameters['extra'] or {})
+            fio_job.check_extra(checked.validated_parameters['extra'] or {})
         except FioReportError as e:
             problems.append('%s: %s' % (where, e))
     return problems

@@ -14,7 +14,7 @@ import pytest
 
 from ansible.module_utils import basic
 
-from ansible_collections.iotune.storage.plugins.module_utils import kernel_log, process_group
+from ansible_collections.iotune.storage.plugins.module_utils import fio as fio_job, kernel_log, process_group
 from ansible_collections.iotune.storage.plugins.modules import fio
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module as run_main
 
@@ -99,19 +99,19 @@ class FioHost(object):
 def host(fake_host, monkeypatch):
     h = FioHost(fake_host)
     monkeypatch.setattr(fio, 'HOST_ROOT', str(h.root))
-    real_mount_point_of = fio.mount_point_of
+    real_mount_point_of = fio_job.mount_point_of
     fake_mnt = os.path.realpath(str(h.mnt))
 
     def mount_point_of(path):    # the fake mountinfo mounts ``mnt``; os.path.ismount cannot know that
         path = os.path.realpath(path)
         return fake_mnt if path == fake_mnt or path.startswith(fake_mnt + '/') else real_mount_point_of(path)
-    monkeypatch.setattr(fio, 'mount_point_of', mount_point_of)
-    monkeypatch.setattr(fio.process_group, 'run', h.run_fio)
+    monkeypatch.setattr(fio_job, 'mount_point_of', mount_point_of)
+    monkeypatch.setattr(process_group, 'run', h.run_fio)
     monkeypatch.setattr(basic.AnsibleModule, 'get_bin_path', lambda self, name, required=False, opt_dirs=None: '/usr/bin/fio')
 
     def drop(self):
         h.drops += 1
-    monkeypatch.setattr(fio.Measurer, 'drop_caches', drop)
+    monkeypatch.setattr(fio_job.Measurer, 'drop_caches', drop)
     return h
 
 
@@ -234,7 +234,7 @@ def test_expected_mount_mismatch_refused(host, capsys):
 
 
 def test_expected_mount_match(host, capsys):
-    r = run_module(capsys, base_args(host, expected_mount=fio.mount_point_of(str(host.dir))))
+    r = run_module(capsys, base_args(host, expected_mount=fio_job.mount_point_of(str(host.dir))))
     assert not r.get('failed'), r
 
 
@@ -276,7 +276,7 @@ def test_bad_arguments(host, capsys, args, match):
     assert r['failed'] and match in r['msg'], r['msg']
 
 
-def test_job_file_refusals_and_plan(host, capsys, tmp_path):
+def test_job_file_refusals(host, capsys, tmp_path):
     job = tmp_path / 'bad.fio'
     job.write_text('[a]\nrw=randread\nfilename=/dev/md9\n')
     r = run_module(capsys, dict(directory=str(host.dir), job_file=str(job), size='1m', free_space_margin='1m'))
@@ -284,10 +284,6 @@ def test_job_file_refusals_and_plan(host, capsys, tmp_path):
     job.write_text('[a]\nrw=randwrite\n')
     r = run_module(capsys, dict(directory=str(host.dir), job_file=str(job), size='1m', free_space_margin='1m'))
     assert r['failed'] and 'only read and randread' in r['msg']
-    text, total = fio.job_file_plan('[global]\nsize=2m\n[a]\nnumjobs=2\n[b]\nsize=1m\n', 4 * MIB, '/srv', 'x')
-    assert total == 2 * 2 * MIB + 1 * MIB
-    assert text.startswith('[global]\ndirectory=/srv\n')
-    assert 'filename_format=iotune-fio.x.$jobname.$jobnum.$filenum.dat' in text
 
 
 def test_job_file_runs(host, capsys, tmp_path):
@@ -307,15 +303,6 @@ def test_size_auto_uses_free_space(host, capsys):
     from ansible_collections.iotune.storage.plugins.module_utils.fio_report import auto_size
     assert r['size_bytes'] == auto_size(free)
     assert '--size=%d' % r['size_bytes'] in r['cmd']
-
-
-def test_partition_read_ahead_goes_to_parent(fake_host):
-    fake_host.add_disk('sda', '8:0')
-    fake_host.add_partition('sda', 'sda1', '8:1', 1)
-    m = fio.Measurer(None, fake_host.view())
-    assert m.readahead_device('sda1') == 'sda'
-    assert m.readahead_device('sda') == 'sda'
-    assert m.members('sda') == []
 
 
 # ---- extra guard (issue 9): keys are option names, not option strings ---------------------------
@@ -395,25 +382,12 @@ def test_drop_caches_bool_and_never(host, capsys):
 
 def test_test_file_is_evicted_before_every_buffered_run(host, capsys, monkeypatch):
     seen = []
-    monkeypatch.setattr(fio.Measurer, 'evict', lambda self, paths: seen.append(list(paths)) or True)
+    monkeypatch.setattr(fio_job.Measurer, 'evict', lambda self, paths: seen.append(list(paths)) or True)
     run_module(capsys, base_args(host, repeat=3, drop_caches='never'))
     assert seen == [[str(host.dir / 'iotune-fio.mmap_rand4k.dat')]] * 3
     seen[:] = []
     r = run_module(capsys, base_args(host, direct=True, ioengine='libaio'))
     assert seen == [] and r['page_cache']['note'].startswith('direct I/O')
-
-
-def test_first_data_file(tmp_path):
-    dev = os.stat(str(tmp_path)).st_dev
-    (tmp_path / 'lost+found').mkdir()
-    (tmp_path / 'lost+found' / 'orphan').write_text('x')
-    (tmp_path / 'empty' / 'dirs').mkdir(parents=True)
-    (tmp_path / 'iotune-fio.verify.dat').write_text('x')
-    assert fio.first_data_file(str(tmp_path), dev) is None
-    (tmp_path / 'empty' / 'dirs' / 'commitlog').write_text('x')
-    assert fio.first_data_file(str(tmp_path), dev) == str(tmp_path / 'empty' / 'dirs' / 'commitlog')
-    # another filesystem (device number) below the mount point is not walked
-    assert fio.first_data_file(str(tmp_path), dev + 1) is None
 
 
 # ---- processes holding files on the filesystem ------------------------------------------------
@@ -535,7 +509,7 @@ def test_a_crash_of_the_layout_names_the_planned_file(host, capsys, monkeypatch)
             host.host.write('proc/sys/kernel/tainted', '%d\n' % kernel_log.TAINT_DIE)
             return process_group.GroupResult(-11, '', 'fio: pid=1 disappeared 11')
         return real(argv, timeout, **kw)
-    monkeypatch.setattr(fio.process_group, 'run', layout_dies)
+    monkeypatch.setattr(process_group, 'run', layout_dies)
     r = run_module(capsys, base_args(host))
     assert r['msg'].startswith('fio layout died (killed by SIGSEGV)')
     assert r['crash']['test_files_left'] == [os.path.join(str(host.dir), 'iotune-fio.mmap_rand4k.dat')]

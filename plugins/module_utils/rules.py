@@ -86,6 +86,27 @@ SYSCTL_RANGES = {
 }
 # writing one of a pair resets the other to 0 in the kernel: a file setting both keeps only the later line
 SYSCTL_EXCLUSIVE = (('vm.dirty_bytes', 'vm.dirty_ratio'), ('vm.dirty_background_bytes', 'vm.dirty_background_ratio'))
+# The sysctls database vendors' tuning guides and tuners set (docs/profiles.md, "Which sysctls"): a profile's and
+# iotune_profile_overrides' kernel.sysctl may set these; any other goes into kernel.extra_sysctl, on purpose.
+SYSCTL_DATABASE = frozenset((
+    # memory and writeback: DataStax, MongoDB production notes, Cloudera and Canonical Kafka guides
+    'vm.swappiness', 'vm.zone_reclaim_mode', 'vm.max_map_count', 'vm.overcommit_memory', 'vm.min_free_kbytes',
+    'vm.dirty_ratio', 'vm.dirty_background_ratio', 'vm.dirty_bytes', 'vm.dirty_background_bytes',
+    'vm.dirty_expire_centisecs', 'vm.dirty_writeback_centisecs',
+    # asynchronous I/O and files: Scylla's and Redpanda's tuners (fs.aio-max-nr), DataStax (file handles)
+    'fs.aio-max-nr', 'fs.file-max', 'fs.nr_open',
+    # NUMA: MongoDB production notes (automatic NUMA balancing off)
+    'kernel.numa_balancing',
+    # network: DataStax recommended settings (keepalive, socket buffers, backlog), MongoDB production notes
+    'net.ipv4.tcp_keepalive_time', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes',
+    'net.core.rmem_max', 'net.core.wmem_max', 'net.core.rmem_default', 'net.core.wmem_default',
+    'net.core.optmem_max', 'net.core.netdev_max_backlog', 'net.core.somaxconn',
+))
+# Writing these performs an action once instead of keeping a setting (drop the page cache, compact memory, flush
+# the route cache): a sysctl.d file would repeat it at every boot and every run. Refused everywhere, also in
+# kernel.extra_sysctl, by the plan and by the kernel_settings module.
+SYSCTL_ACTIONS = frozenset(('vm.drop_caches', 'vm.compact_memory', 'vm.stat_refresh', 'net.ipv4.route.flush',
+                            'net.ipv6.route.flush'))
 
 
 def _is_int(value):
@@ -156,6 +177,14 @@ def sysctl_name(value):
     if not isinstance(value, str) or not SYSCTL_NAME_RE.fullmatch(value):
         return None
     return value.replace('/', '.')
+
+
+def sysctl_action(name):
+    """Why a (canonical) sysctl name is refused even as an extra one, or None."""
+    if name in SYSCTL_ACTIONS:
+        return ('%s is an action, not a setting: writing it acts once (and a sysctl.d file would act again at every '
+                'boot); run it yourself when you mean it' % name)
+    return None
 
 
 def thp_problem(key, value):

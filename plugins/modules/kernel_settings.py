@@ -43,6 +43,8 @@ options:
       - "Wanted sysctls, for example C({vm.swappiness: 1}). Values are integers."
       - Names are written with dots or slashes (C(vm/swappiness) is C(vm.swappiness); the same name twice is
         refused); globs (C(*)) are refused, since each name is read back live.
+      - A name whose write is an action instead of a setting (C(vm.drop_caches), C(vm.compact_memory),
+        C(vm.stat_refresh), C(net.ipv4.route.flush), C(net.ipv6.route.flush)) is refused.
     type: dict
     default: {}
   thp:
@@ -184,6 +186,8 @@ class KernelSettings:
             name = rules.sysctl_name(written)
             if name is None:
                 raise ks.KernelSettingsError('sysctl: %r is not a sysctl name such as vm.swappiness' % (written,))
+            if rules.sysctl_action(name):
+                raise ks.KernelSettingsError('sysctl: ' + rules.sysctl_action(name))
             if isinstance(value, bool) or not re.fullmatch(r'-?[0-9]+', str(value).strip()):
                 raise ks.KernelSettingsError('sysctl %s: %r is not an integer' % (written, value))
             if name in sysctl:

@@ -29,6 +29,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.fio_report import F
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     DEVICE_CLASSES,
     READ_AHEAD_MAX_KB,
+    SYSCTL_DATABASE,
     SYSCTL_EXCLUSIVE,
     SYSCTL_RANGES,
     THP_CHOICES,
@@ -37,6 +38,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     XFS_MAX_SWIDTH_BYTES,
     did_you_mean,
     mount_option_problem,
+    sysctl_action,
     sysctl_name,
     valid_chunk_kb,
     valid_md_name,
@@ -56,7 +58,7 @@ PROFILE_SCHEMA = {
     'fio_verify_thresholds': None,
     # kernel settings (validate_kernel below; docs/profiles.md "Kernel settings")
     'kernel': {'thp': {'enabled': None, 'defrag': None, 'khugepaged_max_ptes_none': None},
-               'sysctl': None, 'by_mongodb_version': None},
+               'sysctl': None, 'extra_sysctl': None, 'by_mongodb_version': None},
 }
 # Keys that must have a value (custom leaves them null for the user to fill).
 PROFILE_REQUIRED = ('raid_chunk_kb', 'array.read_ahead_kb', 'members.read_ahead_kb',
@@ -541,16 +543,32 @@ def _version_tuple(value):
     return tuple(int(part) for part in value.split('.'))
 
 
-def _kernel_sysctl(values, where):
-    problems, out = [], {}
+def _sysctl_name_problem(name, written, where, extra):
+    """Why a sysctl name is refused in kernel.sysctl (extra false) or kernel.extra_sysctl, or None."""
+    if name is None:
+        return '%s: %r is not a sysctl name such as vm.swappiness' % (where, written)
+    if sysctl_action(name):
+        return '%s: %s' % (where, sysctl_action(name))
+    if not extra and name not in SYSCTL_DATABASE:
+        return ('%s: %s is not one of the sysctls database vendors ask for%s (docs/profiles.md, "Which sysctls"); '
+                'give it in kernel.extra_sysctl of iotune_profile_overrides if you mean it'
+                % (where, name, did_you_mean(name, sorted(SYSCTL_DATABASE))))
+    return None
+
+
+def _kernel_sysctl(values, where, extra=False, out=None):
+    """(validated {name: int}, problems) of kernel.sysctl, or of kernel.extra_sysctl (extra: any setting, added to
+    ``out``, the kernel.sysctl already validated)."""
+    problems, out = [], dict(out or {})
     if values is None:
         return out, problems
     if not isinstance(values, dict):
         return out, ['%s must be a dict of sysctl name: integer, got %r' % (where, values)]
     for written, value in sorted(values.items(), key=lambda kv: str(kv[0])):
         name = sysctl_name(written)
-        if name is None:
-            problems.append('%s: %r is not a sysctl name such as vm.swappiness' % (where, written))
+        problem = _sysctl_name_problem(name, written, where, extra)
+        if problem:
+            problems.append(problem)
             continue
         if name in out:
             problems.append('%s: %s is given twice (as %s and %s)' % (where, name, name, written))
@@ -565,6 +583,11 @@ def _kernel_sysctl(values, where):
             problems.append('%s.%s must be <= %d, got %d' % (where, name, high, number))
             continue
         out[name] = number
+    return out, problems
+
+
+def _sysctl_pair_problems(out, where):
+    problems = []
     for one, other in SYSCTL_EXCLUSIVE:
         if one in out and other in out:
             problems.append('%s: set %s or %s, not both (writing one resets the other to 0)' % (where, one, other))
@@ -572,7 +595,7 @@ def _kernel_sysctl(values, where):
                               ('vm.dirty_background_ratio', 'vm.dirty_ratio')):
         if background in out and limit in out and out[background] >= out[limit]:
             problems.append('%s: %s (%d) must be below %s (%d)' % (where, background, out[background], limit, out[limit]))
-    return out, problems
+    return problems
 
 
 def _kernel_thp(values, where):
@@ -623,6 +646,19 @@ def _version_entry_problems(entries, where):
     return problems
 
 
+def _merged_kernel(kernel, chosen, overrides, where):
+    """({thp, sysctl, extra_sysctl}: the profile's, the chosen version entry's and the user's, merged; problems)."""
+    merged, problems = {}, []
+    for key in ('thp', 'sysctl', 'extra_sysctl'):
+        merged[key] = {}
+        for part in (kernel.get(key), chosen.get(key), overrides.get(key)):
+            if part is not None and not isinstance(part, dict):
+                problems.append('%s.%s must be a dict, got %r' % (where, key, part))
+            elif part:
+                merged[key] = merge(merged[key], part)
+    return merged, problems
+
+
 def validate_kernel(name, kernel, overrides, mongodb_version=None):
     """The profile's ``kernel`` section resolved for this host: {'thp': {...}, 'sysctl': {...}, ...}.
 
@@ -665,20 +701,16 @@ def validate_kernel(name, kernel, overrides, mongodb_version=None):
         for entry in entries[1:]:
             if version is not None and _version_tuple(version) >= _version_tuple(entry['since']):
                 chosen = entry
-    merged = {}
-    for key in ('thp', 'sysctl'):
-        merged[key] = {}
-        for part in (kernel.get(key), chosen.get(key), overrides.get(key)):
-            if part is not None and not isinstance(part, dict):
-                problems.append('%s.%s must be a dict, got %r' % (where, key, part))
-            elif part:
-                merged[key] = merge(merged[key], part)
+    merged, problems = _merged_kernel(kernel, chosen, overrides, where)
     if problems:
         raise PlanError(problems)
     thp, found = _kernel_thp(merged['thp'], where + '.thp')
     problems.extend(found)
     sysctl, found = _kernel_sysctl(merged['sysctl'], where + '.sysctl')
     problems.extend(found)
+    sysctl, found = _kernel_sysctl(merged['extra_sysctl'], where + '.extra_sysctl', extra=True, out=sysctl)
+    problems.extend(found)
+    problems.extend(_sysctl_pair_problems(sysctl, where + '.sysctl'))
     if problems:
         raise PlanError(problems)
     return {'thp': thp, 'sysctl': sysctl, 'mongodb_version': version if entries else None}

@@ -92,6 +92,10 @@ CASES = [
      "/srv/olddata is not empty (1 entries: keep.txt)"),
     ("variable-typo", lambda d, k: {"vars": {"iotune_profle": "mongodb"}},
      "unknown variable iotune_profle (did you mean iotune_profile?)"),
+    ("sysctl-not-a-vendors", lambda d, k: {"overrides": {"kernel": {"sysctl": {"net.ipv4.ip_forward": 1}}}},
+     "net.ipv4.ip_forward is not one of the sysctls database vendors ask for"),
+    ("sysctl-action-as-extra", lambda d, k: {"overrides": {"kernel": {"extra_sysctl": {"vm.drop_caches": 3}}}},
+     "vm.drop_caches is an action, not a setting"),
     ("foreign-fstab-line", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/foreign")]},
      "gives /srv/foreign to LABEL=iotune-elsewhere"),
 ]

@@ -270,7 +270,7 @@ def test_an_ephemeral_array_by_selector_keeps_the_selector_for_the_boot():
     ({'readahead_kb': 16}, 'readahead_kb (did you mean array.read_ahead_kb or members.read_ahead_kb?)'),
     ({'raid_chunk': 64}, 'raid_chunk (did you mean raid_chunk_kb?)'),
     ({'array': {'readahead': 16}}, 'array.readahead (did you mean array.read_ahead_kb?)'),
-    ({'kernel': {'sysctls': {}}}, 'kernel.sysctls (did you mean kernel.sysctl?)'),
+    ({'kernel': {'sysctls': {}}}, 'kernel.sysctls (did you mean kernel.sysctl or kernel.extra_sysctl?)'),
     ({'zzz': 1}, 'unknown key zzz (known: '),            # nothing close: no guess
 ])
 def test_an_unknown_override_names_the_closest_keys(overrides, hint):

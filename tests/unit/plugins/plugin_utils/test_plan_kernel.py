@@ -168,3 +168,45 @@ def test_kernel_problems_join_the_other_plan_problems():
         build_plan('cassandra', profile_data('cassandra'), {'kernel': {'thp': {'enabled': 'off'}}},
                    [{'name': '.', 'devices': [], 'mountpoint': '/'}])
     assert 'thp.enabled' in str(e.value)
+
+
+# --- which sysctls (issue 23): an allow-list, extras on purpose, never an action ------------------------------------
+
+def test_a_sysctl_outside_the_vendors_list_is_refused_with_the_way_to_set_it():
+    text = kernel_problems('cassandra', {'kernel': {'sysctl': {'net.ipv4.ip_forward': 1, 'vm.swapiness': 1}}})
+    assert "kernel.sysctl: net.ipv4.ip_forward is not one of the sysctls database vendors ask for" in text
+    assert 'give it in kernel.extra_sysctl of iotune_profile_overrides if you mean it' in text
+    assert 'vm.swapiness is not one of the sysctls database vendors ask for (did you mean vm.swappiness?)' in text
+
+
+def test_an_extra_sysctl_is_applied_beside_the_profiles():
+    k = kernel_plan('cassandra', {'kernel': {'extra_sysctl': {'net.ipv4.ip_forward': 1, 'kernel/panic': '10'}}})
+    assert k['sysctl'] == {'vm.swappiness': 1, 'vm.zone_reclaim_mode': 0, 'vm.max_map_count': 1048575,
+                           'net.ipv4.ip_forward': 1, 'kernel.panic': 10}
+
+
+@pytest.mark.parametrize('name', ['vm.drop_caches', 'vm/compact_memory', 'vm.stat_refresh', 'net.ipv4.route.flush',
+                                  'net.ipv6.route.flush'])
+@pytest.mark.parametrize('key', ['sysctl', 'extra_sysctl'])
+def test_an_action_is_refused_even_as_an_extra(name, key):
+    text = kernel_problems('cassandra', {'kernel': {key: {name: 3}}})
+    assert 'is an action, not a setting' in text and name.replace('/', '.') in text
+
+
+def test_one_name_in_both_lists_is_given_twice():
+    text = kernel_problems('cassandra', {'kernel': {'extra_sysctl': {'vm.swappiness': 10}}})
+    assert 'kernel.extra_sysctl: vm.swappiness is given twice' in text
+
+
+def test_a_pair_problem_is_named_once_across_both_lists():
+    text = kernel_problems('cassandra', {'kernel': {'sysctl': {'vm.dirty_ratio': 10},
+                                                    'extra_sysctl': {'vm/dirty_bytes': 268435456}}})
+    assert text.count('set vm.dirty_bytes or vm.dirty_ratio, not both') == 1
+
+
+def test_the_vendors_list_is_documented():
+    with open(os.path.join(PROFILES, '..', '..', '..', '..', 'docs', 'profiles.md'), encoding='utf-8') as f:
+        docs = f.read()
+    section = docs.split('### Which sysctls', 1)[1].split('\n#', 1)[0]
+    from ansible_collections.iotune.storage.plugins.module_utils.rules import SYSCTL_ACTIONS, SYSCTL_DATABASE
+    assert sorted(n for n in SYSCTL_DATABASE | SYSCTL_ACTIONS if '`%s`' % n not in section) == []

@@ -175,9 +175,18 @@ def _module_kernel(sysctl=None, thp=None):
                                   'swappiness', 'VM.swappiness', 'vm.', '.vm'])
 def test_sysctl_names_agree(name):
     ok = r.sysctl_name(name) is not None
-    in_plan = not plan._kernel_sysctl({name: 1}, 'kernel.sysctl')[1]
+    in_plan = not plan._kernel_sysctl({name: 1}, 'kernel.extra_sysctl', extra=True)[1]
     in_module = _module_kernel(sysctl={name: 1}) is not None
     assert (ok, ok) == (in_plan, in_module)
+
+
+@pytest.mark.parametrize('name', sorted(r.SYSCTL_ACTIONS) + ['vm/drop_caches', 'vm.swappiness', 'net.ipv4.ip_forward'])
+def test_an_action_sysctl_is_refused_by_both(name):
+    refused = r.sysctl_action(r.sysctl_name(name)) is not None
+    assert refused == (name.replace('/', '.') in r.SYSCTL_ACTIONS)
+    in_plan = not plan._kernel_sysctl({name: 1}, 'kernel.extra_sysctl', extra=True)[1]
+    in_module = _module_kernel(sysctl={name: 1}) is not None
+    assert (in_plan, in_module) == (not refused, not refused)
 
 
 def test_a_sysctl_given_twice_is_refused_by_both():

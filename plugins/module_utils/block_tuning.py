@@ -15,7 +15,7 @@ import fnmatch
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils import ebs
+from ansible_collections.iotune.storage.plugins.module_utils.cloud import EbsVolumeId, SelectorError
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import (
     md_uuid_colon,
     name_matches,
@@ -161,11 +161,11 @@ def normalize_md_uuid(value):
 
 
 def normalize_ebs_volume_id(value):
-    """The NVMe serial an ebs_volume_id selector matches (module_utils/ebs.py)."""
+    """The NVMe serial an ebs_volume_id selector matches (the one home of reading a volume id: cloud.EbsVolumeId)."""
     try:
-        return ebs.serial_for_volume_id(value)
-    except ValueError as e:
-        raise TuningError('ebs_volume_id %s' % e)
+        return EbsVolumeId.serial(value)
+    except SelectorError as e:
+        raise TuningError(str(e))
 
 
 def selector_of(entry):
@@ -273,7 +273,7 @@ def resolve(entry, devices):
         return [d for d in devices.values() if d['is_md'] and uuid in d['md_uuids']]
     if key == 'ebs_volume_id':
         serial = normalize_ebs_volume_id(value)
-        return [d for d in devices.values() if serial in (d['id_serial_short'], d['serial'])]
+        return [d for d in devices.values() if EbsVolumeId.serial_matches(serial, d['id_serial_short'], d['serial'])]
     if key == 'serial':
         return [d for d in devices.values() if value in (d['id_serial_short'], d['serial'])]
     if key == 'kernel':

@@ -166,10 +166,6 @@ def check(root, sysctl, thp, managed_file):
     the kernel command line that the THP unit overrides at boot).
     """
     files = sysctl_files(root, managed_file)
-    try:
-        position = files.index(managed_file)
-    except ValueError:
-        position = -1
     profiles = tuned_active_profiles(root)
     tuned = tuned_settings(root, profiles) if profiles else {}
     reapply = tuned_reapply_sysctl(root)
@@ -177,40 +173,49 @@ def check(root, sysctl, thp, managed_file):
               'tuned': {'profiles': profiles, 'reapply_sysctl': reapply,
                         'running': os.path.exists(_join(root, 'run/tuned/tuned.pid')), 'conflicts': {}},
               'sysctl_files': files, 'cmdline_thp': cmdline_thp(root)}
-
     for name, wanted in sorted(sysctl.items()):
-        wanted = normalise_value(wanted)
-        live = read_sysctl(root, name)
-        entry = {'wanted': wanted, 'live': live, 'sources': []}
-        report['sysctl'][name] = entry
-        if live is None:
-            report['conflicts'].append('%s: the kernel has no /proc/sys/%s' % (name, name.replace('.', '/')))
-            continue
-        setters = sysctl_setters(root, name, files)
-        entry['sources'] = setters
-        later = [s for s in setters if position >= 0 and files.index(s['file']) > position and s['value'] != wanted]
-        for s in later:
-            report['conflicts'].append('%s: %s line %d sets %s, and it is applied after %s (wanted %s)'
-                                       % (name, s['file'], s['line'], s['value'], managed_file, wanted))
-        tuned_value = tuned.get(('sysctl', name))
-        differs = None if tuned_value is None else tuned_differs(tuned_value[0], wanted)
-        if tuned_value is not None and differs is None:
-            report['notes'].append('%s: tuned profile %r [%s] sets %s=%s (a tuned variable, not evaluated here)'
-                                   % (name, tuned_value[1], tuned_value[2], name, tuned_value[0]))
-        elif differs:
-            how = 'tuned profile %r [%s] sets %s=%s' % (tuned_value[1], tuned_value[2], name, tuned_value[0])
-            # tuned's [sysctl] unit re-applies the system sysctl files after its own values (reapply_sysctl)
-            # (managed_file carries every wanted key: the role writes it before this check)
-            overridden = reapply and tuned_value[3] == 'sysctl' and not later
-            if overridden:
-                report['notes'].append('%s: %s, but tuned applies the sysctl files again afterwards '
-                                       '(reapply_sysctl=1), so %s wins' % (name, how, managed_file))
-            else:
-                report['conflicts'].append('%s: %s (wanted %s)' % (name, how, wanted))
-                report['tuned']['conflicts'][name] = wanted
-        if live != wanted and not later and name not in report['tuned']['conflicts']:
-            report['drift'].append('%s: live %s, wanted %s' % (name, live, wanted))
+        _check_sysctl(root, report, name, normalise_value(wanted), managed_file, tuned)
+    _check_thp(root, report, thp, tuned)
+    return report
 
+
+def _check_sysctl(root, report, name, wanted, managed_file, tuned):
+    """One sysctl into ``report``: its live value, who sets it (files after ours, tuned) and what wins."""
+    files = report['sysctl_files']
+    position = files.index(managed_file) if managed_file in files else -1
+    live = read_sysctl(root, name)
+    entry = {'wanted': wanted, 'live': live, 'sources': []}
+    report['sysctl'][name] = entry
+    if live is None:
+        report['conflicts'].append('%s: the kernel has no /proc/sys/%s' % (name, name.replace('.', '/')))
+        return
+    setters = sysctl_setters(root, name, files)
+    entry['sources'] = setters
+    later = [s for s in setters if position >= 0 and files.index(s['file']) > position and s['value'] != wanted]
+    for s in later:
+        report['conflicts'].append('%s: %s line %d sets %s, and it is applied after %s (wanted %s)'
+                                   % (name, s['file'], s['line'], s['value'], managed_file, wanted))
+    tuned_value = tuned.get(('sysctl', name))
+    differs = None if tuned_value is None else tuned_differs(tuned_value[0], wanted)
+    if tuned_value is not None and differs is None:
+        report['notes'].append('%s: tuned profile %r [%s] sets %s=%s (a tuned variable, not evaluated here)'
+                               % (name, tuned_value[1], tuned_value[2], name, tuned_value[0]))
+    elif differs:
+        how = 'tuned profile %r [%s] sets %s=%s' % (tuned_value[1], tuned_value[2], name, tuned_value[0])
+        # tuned's [sysctl] unit re-applies the system sysctl files after its own values (reapply_sysctl)
+        # (managed_file carries every wanted key: the role writes it before this check)
+        if report['tuned']['reapply_sysctl'] and tuned_value[3] == 'sysctl' and not later:
+            report['notes'].append('%s: %s, but tuned applies the sysctl files again afterwards '
+                                   '(reapply_sysctl=1), so %s wins' % (name, how, managed_file))
+        else:
+            report['conflicts'].append('%s: %s (wanted %s)' % (name, how, wanted))
+            report['tuned']['conflicts'][name] = wanted
+    if live != wanted and not later and name not in report['tuned']['conflicts']:
+        report['drift'].append('%s: live %s, wanted %s' % (name, live, wanted))
+
+
+def _check_thp(root, report, thp, tuned):
+    """The transparent huge page settings into ``report`` (tuned's [vm] unit wins; the command line loses)."""
     live_thp = read_thp(root)
     boot = report['cmdline_thp']
     for key in THP_KEYS:
@@ -232,7 +237,6 @@ def check(root, sysctl, thp, managed_file):
         if key == 'enabled' and boot is not None and boot != wanted:
             report['notes'].append('THP enabled: the kernel command line sets transparent_hugepage=%s; the THP unit '
                                    'sets %s after boot' % (boot, wanted))
-    return report
 
 
 def tuned_override_conflicts(report):

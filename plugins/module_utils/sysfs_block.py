@@ -607,6 +607,52 @@ class BlockInventory(object):
             }
         return None
 
+    def _partition_facts(self, info, parent):
+        """A partition shares its disk's queue: the disk's queue facts, its own mounts."""
+        pinfo = self.device(parent)
+        for key in _INHERITED_FROM_PARENT:
+            info[key] = pinfo[key]
+        info['read_ahead_kb'] = pinfo['read_ahead_kb']
+        if info['removable'] is None:
+            info['removable'] = pinfo['removable']
+        info['mounts'] = self._mounts_of(info['name'], info['maj_min'], info['name'])
+
+    def _queue_facts(self, info, qdir):
+        """readahead, scheduler, rotational and the queue limits of a whole device."""
+        info['read_ahead_kb'] = read_int(os.path.join(qdir, 'read_ahead_kb'))
+        current, available = parse_scheduler(read_text(os.path.join(qdir, 'scheduler')))
+        info['scheduler'] = current
+        info['schedulers_available'] = available
+        rot = read_int(os.path.join(qdir, 'rotational'))
+        info['rotational'] = bool(rot) if rot is not None else None
+        for key, attr in _QUEUE_INT_ATTRS:
+            info[key] = read_int(os.path.join(qdir, attr))
+        info['kernel_default_read_ahead_kb'] = kernel_default_read_ahead_kb(info['optimal_io_size'], self.page_size)
+
+    def _identity_facts(self, info, sysdir, udev):
+        """model, vendor, serial, WWN, cloud identity, and the md or dm details of a whole device."""
+        name, dtype = info['name'], info['type']
+        devdir = os.path.join(sysdir, 'device')
+        model = read_text(os.path.join(devdir, 'model')) or None
+        vendor = read_text(os.path.join(devdir, 'vendor')) or None
+        wwid = read_text(os.path.join(sysdir, 'wwid')) or read_text(os.path.join(devdir, 'wwid')) or None
+        serial = (read_text(os.path.join(devdir, 'serial'))
+                  or read_text(os.path.join(sysdir, 'serial'))
+                  or udev.get('ID_SERIAL_SHORT') or wwid or None)
+        info['model'] = model
+        info['vendor'] = vendor
+        info['serial'] = serial
+        info['wwn'] = udev.get('ID_WWN') or wwid
+        info['cloud'] = self._cloud(name, dtype, sysdir, model, vendor, serial)
+        if dtype == 'md':
+            info['md'] = self._md(sysdir, name, udev)
+        elif dtype == 'dm':
+            dmdir = os.path.join(sysdir, 'dm')
+            info['dm'] = {
+                'name': read_text(os.path.join(dmdir, 'name')) or None,
+                'uuid': read_text(os.path.join(dmdir, 'uuid')) or None,
+            }
+
     def device(self, name):
         """Return the facts dict of one device (cached)."""
         if name in self._cache:
@@ -636,45 +682,10 @@ class BlockInventory(object):
         }
         udev = self._udev(maj_min)
         if parent:
-            pinfo = self.device(parent)
-            for key in _INHERITED_FROM_PARENT:
-                info[key] = pinfo[key]
-            info['read_ahead_kb'] = pinfo['read_ahead_kb']
-            if info['removable'] is None:
-                info['removable'] = pinfo['removable']
-            info['mounts'] = self._mounts_of(name, maj_min, name)
+            self._partition_facts(info, parent)
         else:
-            qdir = os.path.join(sysdir, 'queue')
-            info['read_ahead_kb'] = read_int(os.path.join(qdir, 'read_ahead_kb'))
-            current, available = parse_scheduler(read_text(os.path.join(qdir, 'scheduler')))
-            info['scheduler'] = current
-            info['schedulers_available'] = available
-            rot = read_int(os.path.join(qdir, 'rotational'))
-            info['rotational'] = bool(rot) if rot is not None else None
-            for key, attr in _QUEUE_INT_ATTRS:
-                info[key] = read_int(os.path.join(qdir, attr))
-            info['kernel_default_read_ahead_kb'] = kernel_default_read_ahead_kb(
-                info['optimal_io_size'], self.page_size)
-            devdir = os.path.join(sysdir, 'device')
-            model = read_text(os.path.join(devdir, 'model')) or None
-            vendor = read_text(os.path.join(devdir, 'vendor')) or None
-            wwid = read_text(os.path.join(sysdir, 'wwid')) or read_text(os.path.join(devdir, 'wwid')) or None
-            serial = (read_text(os.path.join(devdir, 'serial'))
-                      or read_text(os.path.join(sysdir, 'serial'))
-                      or udev.get('ID_SERIAL_SHORT') or wwid or None)
-            info['model'] = model
-            info['vendor'] = vendor
-            info['serial'] = serial
-            info['wwn'] = udev.get('ID_WWN') or wwid
-            info['cloud'] = self._cloud(name, dtype, sysdir, model, vendor, serial)
-            if dtype == 'md':
-                info['md'] = self._md(sysdir, name, udev)
-            elif dtype == 'dm':
-                dmdir = os.path.join(sysdir, 'dm')
-                info['dm'] = {
-                    'name': read_text(os.path.join(dmdir, 'name')) or None,
-                    'uuid': read_text(os.path.join(dmdir, 'uuid')) or None,
-                }
+            self._queue_facts(info, os.path.join(sysdir, 'queue'))
+            self._identity_facts(info, sysdir, udev)
             mounts = self._mounts_of(name, maj_min, None)
             for child in self.children.get(name, []):
                 cmm = read_text(os.path.join(self.sysdirs[child], 'dev'))

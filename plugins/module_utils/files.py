@@ -17,6 +17,7 @@ that run without Ansible) :func:`replace_keeping_owner` does the same except for
 :func:`snapshot` reads the state (sha1, mode, owner) of the files matching some patterns in one call, and
 :func:`pending_changes` tells from such a snapshot which of a set of wanted files the config_files module
 would change: a caller that read the snapshot earlier in the run skips a call that would only confirm.
+:func:`existing_directories` tells which of some paths are directories, and on which device (readahead_facts).
 """
 
 from __future__ import annotations
@@ -176,3 +177,16 @@ def pending_changes(wanted, found, remove_unlisted=()):
                 pattern_matches(pattern, path) for pattern in remove_unlisted):
             changes.append(path)
     return changes
+
+
+def existing_directories(paths):
+    """[{'path', 'dev'}] of the paths that are directories (followed through symlinks, as stat does)."""
+    found = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            found.append({'path': path, 'dev': st.st_dev})
+    return found

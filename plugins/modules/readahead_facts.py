@@ -358,10 +358,8 @@ ansible_facts:
           returned: always
 """
 
-import os
-import stat
-
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.iotune.storage.plugins.module_utils.files import existing_directories
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
 
@@ -376,6 +374,7 @@ def main():
         ),
         supports_check_mode=True,
     )
+    failure = None
     try:
         facts, warnings = BlockHost().block_facts(
             devices=module.params['devices'],
@@ -383,24 +382,13 @@ def main():
             include_ram=module.params['include_ram'],
         )
     except SysfsBlockError as exc:
-        module.fail_json(msg=str(exc))
+        failure = exc
+    if failure is not None:
+        module.fail_json(msg=str(failure))
     for warning in warnings:
         module.warn(warning)
     module.exit_json(changed=False, ansible_facts=dict(iotune_readahead=facts),
                      data_directories=existing_directories(module.params['data_directories']))
-
-
-def existing_directories(paths):
-    """[{'path', 'dev'}] of the paths that are directories (followed through symlinks, as stat does)."""
-    found = []
-    for path in paths:
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        if stat.S_ISDIR(st.st_mode):
-            found.append({'path': path, 'dev': st.st_dev})
-    return found
 
 
 if __name__ == '__main__':

@@ -11,7 +11,8 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import storage_preflight as mod
-from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError
+from ansible_collections.iotune.storage.plugins.module_utils import preflight as pf
+from ansible_collections.iotune.storage.plugins.module_utils.preflight import Preflight, PreflightError
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module, warning_texts
 
 
@@ -160,7 +161,7 @@ def test_move_with_its_opt_in_is_refused_while_a_process_uses_the_files(host, mo
     def holders(proc_root, dev, scope, limit=20):
         seen.append((dev, scope))
         return [dict(pid=4242, comm='java', how='mmap', path='/var/lib/cassandra/data/nb-1-big-Data.db')], 0
-    monkeypatch.setattr(mod.holders, 'file_holders', holders)
+    monkeypatch.setattr(pf.holders, 'file_holders', holders)
     problems = refused(host, array(mountpoint='/srv/new', move_from='/var/lib/cassandra'))
     assert problems == ["array 'data': move_from /var/lib/cassandra: 1 process(es) use files there: pid 4242 (java, "
                         "mmap /var/lib/cassandra/data/nb-1-big-Data.db); stop them before the filesystem is moved"]
@@ -262,8 +263,8 @@ DPKG_OUT = 'mdadm install ok installed\nxfsprogs deinstall ok config-files\n'
 
 def test_dpkg_missing_counts_only_installed_packages():
     # xfsprogs removed (config files left) and a name dpkg does not know (no line) are both missing
-    assert mod.dpkg_missing(['mdadm', 'xfsprogs', 'fio'], DPKG_OUT) == ['xfsprogs', 'fio']
-    assert mod.dpkg_missing(['mdadm'], DPKG_OUT) == []
+    assert pf.dpkg_missing(['mdadm', 'xfsprogs', 'fio'], DPKG_OUT) == ['xfsprogs', 'fio']
+    assert pf.dpkg_missing(['mdadm'], DPKG_OUT) == []
 
 
 class FakeModule(object):
@@ -280,12 +281,12 @@ class FakeModule(object):
 
 def test_missing_packages_in_the_same_call_and_none_without_dpkg():
     module = FakeModule({'dpkg-query': '/usr/bin/dpkg-query'}, DPKG_OUT)
-    assert mod.missing_packages(module, ['mdadm', 'xfsprogs', 'fio']) == ['xfsprogs', 'fio']
+    assert pf.missing_packages(module, ['mdadm', 'xfsprogs', 'fio']) == ['xfsprogs', 'fio']
     assert module.calls == [['/usr/bin/dpkg-query', '--show', '--showformat=${Package} ${Status}\n',
                              'mdadm', 'xfsprogs', 'fio']]
-    assert mod.missing_packages(module, []) == [] and len(module.calls) == 1
+    assert pf.missing_packages(module, []) == [] and len(module.calls) == 1
     # EL and other families: the roles install with the package module, as before
-    assert mod.missing_packages(FakeModule({}), ['mdadm']) is None
+    assert pf.missing_packages(FakeModule({}), ['mdadm']) is None
 
 
 def bins(name):
@@ -297,7 +298,7 @@ def test_tuning_plan_is_checked_in_the_same_call(standard_host):
     view, warnings = standard_host.view(), []
 
     def check(*entries):
-        return mod.check_tuning({'devices': list(entries)}, view, lambda name: None, None, warnings.append)
+        return pf.check_tuning({'devices': list(entries)}, view, lambda name: None, None, warnings.append)
 
     # the existing md array, and one that the same play creates (may be missing before it runs)
     assert check({'md_name': 'data', 'read_ahead_kb': 8}, {'md_name': 'later', 'read_ahead_kb': 8}) == []
@@ -313,8 +314,8 @@ def test_tuning_refuses_an_active_tuned_readahead(standard_host, monkeypatch, tm
     (profile / 'tuned.conf').write_text('[disk]\nreadahead=>4096\n')
     (tmp_path / 'etc' / 'tuned').mkdir(parents=True)
     (tmp_path / 'etc' / 'tuned' / 'active_profile').write_text('throughput-performance\n')
-    monkeypatch.setattr(mod.tuned, 'TUNED_ETC', str(tmp_path / 'etc' / 'tuned'))
-    monkeypatch.setattr(mod.tuned, 'TUNED_DIRS', (str(tmp_path / 'usr' / 'lib' / 'tuned'),))
+    monkeypatch.setattr(pf.tuned, 'TUNED_ETC', str(tmp_path / 'etc' / 'tuned'))
+    monkeypatch.setattr(pf.tuned, 'TUNED_DIRS', (str(tmp_path / 'usr' / 'lib' / 'tuned'),))
     calls = []
 
     def run(argv):
@@ -322,14 +323,14 @@ def test_tuning_refuses_an_active_tuned_readahead(standard_host, monkeypatch, tm
         return 0, '', ''
 
     tuning = {'devices': [{'md_name': 'data', 'read_ahead_kb': 8}]}
-    problems = mod.check_tuning(tuning, standard_host.view(), bins, run, None)
+    problems = pf.check_tuning(tuning, standard_host.view(), bins, run, None)
     assert calls == [['/usr/bin/systemctl', 'is-active', '--quiet', 'tuned.service']]
     assert len(problems) == 1 and "tuned is active with profile 'throughput-performance'" in problems[0]
     assert 'md0 wants 8 KiB, tuned sets 4096 KiB' in problems[0]
     # tuned=override: the block_tuning stage will install the override profile; nothing to refuse
-    assert mod.check_tuning(dict(tuning, tuned='override'), standard_host.view(), bins, run, None) == []
+    assert pf.check_tuning(dict(tuning, tuned='override'), standard_host.view(), bins, run, None) == []
     # negative control: tuned stopped
-    assert mod.check_tuning(tuning, standard_host.view(), bins, lambda argv: (3, '', ''), None) == []
+    assert pf.check_tuning(tuning, standard_host.view(), bins, lambda argv: (3, '', ''), None) == []
 
 
 # ---- main(): the argument spec, exit_json and fail_json, run the way Ansible runs the module ---------------
@@ -379,9 +380,9 @@ SHOW = [SYSTEMCTL, 'show', '--property=Id,LoadState', '--']
 
 def test_units_not_found_in_systemctl_show_blocks():
     out = 'Id=cassandra.service\nLoadState=loaded\n\nId=cassandara.service\nLoadState=not-found\n'
-    assert mod.units_not_found(['cassandra', 'cassandara'], out) == ['cassandara']
-    assert mod.units_not_found(['cassandra', 'x'], 'Id=cassandra.service\nLoadState=loaded\n') is None  # not one each
-    assert mod.units_not_found(['a'], '') is None
+    assert pf.units_not_found(['cassandra', 'cassandara'], out) == ['cassandara']
+    assert pf.units_not_found(['cassandra', 'x'], 'Id=cassandra.service\nLoadState=loaded\n') is None  # not one each
+    assert pf.units_not_found(['a'], '') is None
 
 
 def test_main_warns_about_a_service_systemd_does_not_know(main_on_host, monkeypatch, capsys):

@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from ansible_collections.iotune.storage.plugins.modules.storage_preflight import Preflight, PreflightError
+from ansible_collections.iotune.storage.plugins.module_utils.preflight import Preflight, PreflightError
 from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_cloud import aws_nitro
 
 EBS0 = '/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0'

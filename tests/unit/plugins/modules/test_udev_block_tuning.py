@@ -12,6 +12,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
+from ansible_collections.iotune.storage.plugins.module_utils import udev_tuning
 from ansible_collections.iotune.storage.plugins.modules import udev_block_tuning as mod
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module
 
@@ -34,10 +35,10 @@ def build(host):
 def host(standard_host, tmp_path, monkeypatch):
     h = build(standard_host)
     monkeypatch.setattr(mod, 'HOST_ROOT', h.root)
-    monkeypatch.setattr(mod, 'MODULES_ROOT', str(tmp_path / 'nomodules'))
-    monkeypatch.setattr(mod, 'CONTAINER_ROOT', str(tmp_path / 'noroot'))
-    monkeypatch.setattr(mod, 'TUNED_ETC', str(tmp_path / 'etc' / 'tuned'))
-    monkeypatch.setattr(mod, 'TUNED_DIRS', (str(tmp_path / 'etc' / 'tuned'), str(tmp_path / 'usr' / 'lib' / 'tuned')))
+    monkeypatch.setattr(udev_tuning, 'MODULES_ROOT', str(tmp_path / 'nomodules'))
+    monkeypatch.setattr(udev_tuning, 'CONTAINER_ROOT', str(tmp_path / 'noroot'))
+    monkeypatch.setattr(udev_tuning, 'TUNED_ETC', str(tmp_path / 'etc' / 'tuned'))
+    monkeypatch.setattr(udev_tuning, 'TUNED_DIRS', (str(tmp_path / 'etc' / 'tuned'), str(tmp_path / 'usr' / 'lib' / 'tuned')))
     os.makedirs(str(tmp_path / 'etc' / 'udev' / 'rules.d'))
     h.rules = str(tmp_path / 'etc' / 'udev' / 'rules.d' / '66-iotune-storage.rules')
     return h
@@ -400,7 +401,7 @@ def test_container_fails(host, capsys, monkeypatch, tmp_path):
     croot = tmp_path / 'croot'
     os.makedirs(str(croot / 'run' / 'systemd'))
     (croot / 'run' / 'systemd' / 'container').write_text('podman\n')
-    monkeypatch.setattr(mod, 'CONTAINER_ROOT', str(croot))
+    monkeypatch.setattr(udev_tuning, 'CONTAINER_ROOT', str(croot))
     code, out = run(capsys, monkeypatch, FakeUdev(host), {'devices': entries(host), 'rules_file': host.rules})
     assert code == 1 and "container 'podman'" in out['msg']
     code, out = run(capsys, monkeypatch, FakeUdev(host), {'devices': entries(host), 'rules_file': host.rules,

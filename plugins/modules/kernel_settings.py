@@ -11,7 +11,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: kernel_settings
-short_description: Check live vm.* sysctls and transparent huge pages against a profile, and name who else sets them
+short_description: Check live sysctls and transparent huge pages against a profile, and name who else sets them
 version_added: 0.1.0
 description:
   - Reads the live values from C(/proc/sys) and C(/sys/kernel/mm/transparent_hugepage) and compares them with

@@ -24,7 +24,7 @@ description:
     on disk would set on it; and whether the rules file is the one the tune playbook would write.
   - The ARRAY lines of C(mdadm.conf) (C(/etc/mdadm/mdadm.conf) or C(/etc/mdadm.conf)), tuned's active
     profile and the devices whose readahead its C([disk]) unit would overwrite, and, when given, the
-    kernel settings (C(vm.*) sysctls and transparent huge pages) with the sources that set them.
+    kernel settings (the profile's sysctls and transparent huge pages) with the sources that set them.
   - The ARRAY lines of the C(mdadm.conf) inside the initramfs that boots next (the newest kernel in C(/boot)),
     read with C(unmkinitramfs) (initramfs-tools; unpacked into a temporary directory that is removed) or
     C(lsinitrd) (dracut); see docs/raid0.md, "Which initramfs boots next".
@@ -75,7 +75,7 @@ options:
     type: path
     default: /etc/fstab
   sysctl:
-    description: The profile's C(vm.*) sysctls (C(kernel.sysctl) of the plan); empty skips the kernel check.
+    description: The profile's sysctls (C(kernel.sysctl) of the plan); empty skips the kernel check.
     type: dict
     default: {}
   thp:

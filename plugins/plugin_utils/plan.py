@@ -18,6 +18,7 @@ fstab) is checked by the preflight module, from the plan made here.
 from __future__ import annotations
 
 import copy
+import difflib
 import posixpath
 import re
 
@@ -553,6 +554,11 @@ def _sysctl_name_problem(name, written, where, extra):
         return ('%s: %s is not one of the sysctls database vendors ask for%s (docs/profiles.md, "Which sysctls"); '
                 'give it in kernel.extra_sysctl of iotune_profile_overrides if you mean it'
                 % (where, name, did_you_mean(name, sorted(SYSCTL_DATABASE))))
+    # an extra one a letter or two away from a database sysctl is a typo, which the host would refuse only after
+    # the arrays and filesystems changed (a longer name with the same start, kernel.numa_balancing_scan_delay_ms, is not)
+    close = difflib.get_close_matches(name, sorted(SYSCTL_DATABASE), n=1, cutoff=0.9) if extra else []
+    if close and name not in SYSCTL_DATABASE:
+        return '%s: %s looks like a typo of %s; set that one in kernel.sysctl' % (where, name, close[0])
     return None
 
 
@@ -569,6 +575,10 @@ def _kernel_sysctl(values, where, extra=False, out=None):
         problem = _sysctl_name_problem(name, written, where, extra)
         if problem:
             problems.append(problem)
+            continue
+        if name in out and extra:
+            problems.append('%s: %s is a kernel.sysctl setting (the profile\'s or yours): change it in kernel.sysctl'
+                            % (where, name))
             continue
         if name in out:
             problems.append('%s: %s is given twice (as %s and %s)' % (where, name, name, written))

@@ -193,9 +193,18 @@ def test_an_action_is_refused_even_as_an_extra(name, key):
     assert 'is an action, not a setting' in text and name.replace('/', '.') in text
 
 
-def test_one_name_in_both_lists_is_given_twice():
+def test_one_name_in_both_lists_is_refused_where_it_belongs():
     text = kernel_problems('cassandra', {'kernel': {'extra_sysctl': {'vm.swappiness': 10}}})
-    assert 'kernel.extra_sysctl: vm.swappiness is given twice' in text
+    assert ("kernel.extra_sysctl: vm.swappiness is a kernel.sysctl setting (the profile's or yours): "
+            "change it in kernel.sysctl") in text
+
+
+def test_an_extra_sysctl_that_looks_like_a_typo_of_a_vendors_is_refused():
+    text = kernel_problems('cassandra', {'kernel': {'extra_sysctl': {'vm.swapiness': 5}}})
+    assert 'kernel.extra_sysctl: vm.swapiness looks like a typo of vm.swappiness; set that one in kernel.sysctl' in text
+    # a longer knob that starts like one of the list is not a typo
+    k = kernel_plan('cassandra', {'kernel': {'extra_sysctl': {'kernel.numa_balancing_scan_delay_ms': 1000}}})
+    assert k['sysctl']['kernel.numa_balancing_scan_delay_ms'] == 1000
 
 
 def test_a_pair_problem_is_named_once_across_both_lists():

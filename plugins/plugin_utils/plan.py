@@ -84,6 +84,10 @@ SYSTEM_DIRECTORIES = frozenset([
 ])
 
 
+# kernel (virtual) filesystems: nothing below them is a place for a data array
+KERNEL_FILESYSTEMS = ('/proc', '/sys', '/dev', '/run')
+
+
 class PlanError(Exception):
     """One or more problems in the user's variables; the message lists every one."""
 
@@ -134,6 +138,10 @@ def normalise_mountpoint(value):
     if '..' in value.split('/'):
         return None, 'must not contain .. (write the path it means), got %r' % (value,)
     path = posixpath.normpath('/' + value.lstrip('/'))
+    kernel_fs = [top for top in KERNEL_FILESYSTEMS if path.startswith(top + '/')]
+    if kernel_fs:
+        return None, ('%s is below %s, a filesystem of the kernel; an array cannot be mounted there'
+                      % (path, kernel_fs[0]))
     if path in SYSTEM_DIRECTORIES:
         return None, ('%s is %s; mounting an array there would hide it'
                       % (path, 'the root directory' if path == '/' else 'a system directory'))
@@ -286,7 +294,7 @@ def _scheduler_problems(classes, where):
     if not isinstance(classes, dict):
         return ['%s: members.scheduler_by_class must be a dict keyed by %s' % (where, '/'.join(DEVICE_CLASSES))]
     problems = []
-    for cls, sched in sorted(classes.items()):
+    for cls, sched in sorted(classes.items(), key=lambda kv: str(kv[0])):
         if cls not in DEVICE_CLASSES:
             problems.append('%s: members.scheduler_by_class: unknown device class %r (known: %s)'
                             % (where, cls, ', '.join(DEVICE_CLASSES)))
@@ -541,7 +549,9 @@ def _is_version(value):
 
 
 def _version_tuple(value):
-    return tuple(int(part) for part in value.split('.'))
+    """(major, minor, patch): '8' is 8.0.0, so that it compares as MongoDB 8 and not as before 8.0."""
+    parts = [int(part) for part in value.split('.')]
+    return tuple(parts + [0] * (3 - len(parts)))
 
 
 def _sysctl_name_problem(name, written, where, extra):
@@ -764,7 +774,7 @@ def _validated(profile_name, profile_data, overrides, arrays, extra_tuning, mong
     kernel = None
     entries = []
     try:
-        profile = validate_profile(profile_name, profile_data, overrides or {})
+        profile = validate_profile(profile_name, profile_data, {} if overrides is None else overrides)
     except PlanError as e:
         problems.extend(e.problems)
     if profile is not None:
@@ -777,8 +787,9 @@ def _validated(profile_name, profile_data, overrides, arrays, extra_tuning, mong
             entries = validate_arrays(with_resolution(arrays, resolved), profile)
         except PlanError as e:
             problems.extend(e.problems)
-    if extra_tuning is not None and not isinstance(extra_tuning, list):
-        problems.append('iotune_block_tuning_extra_devices must be a list of dicts')
+    if extra_tuning is not None and (not isinstance(extra_tuning, list)
+                                     or not all(isinstance(entry, dict) for entry in extra_tuning)):
+        problems.append('iotune_block_tuning_extra_devices must be a list of dicts, got %r' % (extra_tuning,))
     if problems:
         raise PlanError(problems)
     return profile, kernel, entries

@@ -310,9 +310,8 @@ CASES = [
             arrays=[arr(mountpoint='/data', move_from='/data/')]),
     refused('move-from-relative', 'mountpoint', "move_from must be an absolute path, got 'old'",
             arrays=[arr(mountpoint='/data', move_from='old')]),
-    refused('proc', 'mountpoint', '/proc/db', arrays=[arr(mountpoint='/proc/db')],
-            xfail='a mount point below /proc (or /sys) is accepted: the array is created and formatted, then the '
-                  'mount point cannot be made; a kernel filesystem should be refused like a system directory'),
+    refused('proc', 'mountpoint', '/proc/db is below /proc, a filesystem of the kernel', arrays=[arr(mountpoint='/proc/db')]),
+    refused('sys', 'mountpoint', '/sys/data is below /sys, a filesystem of the kernel', arrays=[arr(mountpoint='/sys/data')]),
     coerced('trailing-slash', 'mountpoint', FS + ('mountpoint',), '/var/lib/cassandra', arrays=[arr(mountpoint=MP + '/')]),
     coerced('double-slash', 'mountpoint', FS + ('mountpoint',), '/data', arrays=[arr(mountpoint='//data')]),
     coerced('dot-component', 'mountpoint', FS + ('mountpoint',), '/data/x', arrays=[arr(mountpoint='/data/./x')]),
@@ -429,8 +428,7 @@ CASES = [
     refused('not-a-dict', 'overrides', "iotune_profile_overrides must be a dict, got 'raid_chunk_kb=64'",
             overrides='raid_chunk_kb=64'),
     refused('list', 'overrides', "iotune_profile_overrides must be a dict, got ['raid_chunk_kb']", overrides=['raid_chunk_kb']),
-    refused('empty-list', 'overrides', 'iotune_profile_overrides must be a dict, got []', overrides=[],
-            xfail='iotune_profile_overrides: [] is taken as {} without a word (tune_plan passes overrides or {})'),
+    refused('empty-list', 'overrides', 'iotune_profile_overrides must be a dict, got []', overrides=[]),
     refused('section-not-dict', 'overrides', 'array.read_ahead_kb not set', overrides={'array': 16}),
     refused('scheduler-int', 'overrides', 'scheduler_by_class.nvme must be a scheduler name, got 5',
             overrides={'members': {'scheduler_by_class': {'nvme': 5}}}),
@@ -441,9 +439,7 @@ CASES = [
     refused('scheduler-class', 'overrides', "unknown device class 'floppy'",
             overrides={'members': {'scheduler_by_class': {'floppy': 'none'}}}),
     refused('scheduler-null-key', 'overrides', 'unknown device class None',
-            overrides={'members': {'scheduler_by_class': {None: 'none'}}},
-            xfail='a null key in scheduler_by_class (YAML ~: none) crashes the plan with a TypeError (sorted() '
-                  'compares None with the profile\'s class names) instead of a refusal naming it'),
+            overrides={'members': {'scheduler_by_class': {None: 'none'}}}),
     refused('scheduler-string', 'overrides', 'members.scheduler_by_class must be a dict',
             overrides={'members': {'scheduler_by_class': 'none'}}),
     refused('thresholds-unknown-job', 'overrides', 'fio_verify_thresholds for unknown jobs: nojob',
@@ -528,9 +524,7 @@ CASES = [
     coerced('spaces', 'mongodb_version', ('kernel', 'mongodb_version'), '8.0', profile='mongodb',
             arrays=[arr(mountpoint='/var/lib/mongodb')], mongodb_version=' 8.0 '),
     accepted('major-only', 'mongodb_version', THP + ('enabled',), 'always', profile='mongodb',
-             arrays=[arr(mountpoint='/var/lib/mongodb')], mongodb_version='8',
-             xfail="iotune_mongodb_version: '8' is taken as before 8.0 ((8,) < (8, 0)): MongoDB 8 gets the THP "
-                   "settings of 7.0 (never) without a word; it should select the 8.0 entry or be refused"),
+             arrays=[arr(mountpoint='/var/lib/mongodb')], mongodb_version='8'),
 
     # --- fio_verify_jobs -----------------------------------------------------------------------------------------
     refused('filename', 'fio_verify_jobs', "fio_verify_jobs 'j': unknown key 'filename'",
@@ -596,9 +590,8 @@ CASES = [
     refused('label-float', 'yaml', 'label 1000.0 must be', arrays=[arr(label=1e3)]),
     refused('device-null', 'yaml', 'devices: None is neither', arrays=[arr(devices=['/dev/vdb', None])]),
     refused('extra-tuning-string', 'yaml', 'iotune_block_tuning_extra_devices must be a list of dicts', extra='rbd*'),
-    refused('extra-tuning-strings', 'yaml', 'iotune_block_tuning_extra_devices must be a list of dicts', extra=['rbd*'],
-            xfail='iotune_block_tuning_extra_devices: a list of strings passes the plan (it checks only the list, '
-                  'although its message says "a list of dicts"); the entries are checked on the host only'),
+    refused('extra-tuning-strings', 'yaml', "iotune_block_tuning_extra_devices must be a list of dicts, got ['rbd*']",
+            extra=['rbd*']),
     coerced('chunk-from-e', 'yaml', RAID + ('chunk_kb',), 128, arrays=[arr(chunk_kb='128')]),
     coerced('owner-uid', 'yaml', FS + ('group',), '1000', arrays=[arr(group=1000)]),
     accepted('arrays-null', 'yaml', ('raid0_arrays',), [], arrays=None),

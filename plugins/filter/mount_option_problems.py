@@ -13,8 +13,9 @@ version_added: 0.1.0
 description:
   - Returns one message per mount option that the collection refuses, the same rule as the tune plan's
     (C(plugins/module_utils/rules.py)) - C(barrier) and C(nobarrier) (removed from XFS in Linux 4.19, the mount
-    fails), C(noauto) (not mounted at boot), C(defaults) (not needed), and anything that is not one option (a comma
-    or a space).
+    fails), C(noauto) (not mounted at boot), C(defaults) (not needed), C(norecovery) (read-only mounts only), and
+    anything that is not one option (a comma or a space).
+  - When every option is valid alone, the list as a whole - C(sunit) and C(swidth) only together.
   - The xfs role checks its entries with it when it is used without the tune plan.
 author:
   - iotune.storage contributors (@iotune)
@@ -42,13 +43,14 @@ _value:
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.iotune.storage.plugins.module_utils.rules import mount_option_problem
+from ansible_collections.iotune.storage.plugins.module_utils.rules import mount_option_problem, mount_option_set_problems
 
 
 def mount_option_problems(options):
     if isinstance(options, str) or not isinstance(options, (list, tuple)):
         raise AnsibleFilterError('mount_option_problems expects a list of mount options, got %r' % (options,))
-    return [problem for problem in (mount_option_problem(option) for option in options) if problem]
+    problems = [problem for problem in (mount_option_problem(option) for option in options) if problem]
+    return problems or mount_option_set_problems(options)
 
 
 class FilterModule(object):

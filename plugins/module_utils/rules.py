@@ -37,7 +37,10 @@ REFUSED_MOUNT_OPTIONS = {
     'nobarrier': 'removed from XFS in Linux 4.19; the mount fails',
     'noauto': 'the filesystem would not be mounted at boot',
     'defaults': 'not needed; list only the options you want',
+    'norecovery': 'XFS mounts with it only read-only (and skips log recovery); a database filesystem must be writable',
 }
+# options that XFS takes only together: one without the other fails the mount
+MOUNT_OPTIONS_TOGETHER = (('sunit', 'swidth'),)
 
 # The mount options accepted (an allow-list: a typo such as noatme is refused before anything changes, not found
 # by a mount that fails at boot). XFS's own (kernel Documentation/admin-guide/xfs.rst), then mount(8)'s
@@ -170,6 +173,13 @@ def mount_option_problem(option):
         return '%s takes no value' % option
     return '%s is not an XFS or mount(8) option%s' % (
         option, did_you_mean(key, sorted(o.rstrip('=') for o in known), most=2))
+
+
+def mount_option_set_problems(options):
+    """Why a list of (each valid) mount options is refused as a whole: an option XFS takes only with another."""
+    keys = set(str(option).partition('=')[0] for option in options)
+    return ['%s needs %s too (XFS takes them together)' % (one if one in keys else other, other if one in keys else one)
+            for one, other in MOUNT_OPTIONS_TOGETHER if (one in keys) != (other in keys)]
 
 
 def sysctl_name(value):

@@ -39,6 +39,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     XFS_MAX_SWIDTH_BYTES,
     did_you_mean,
     mount_option_problem,
+    mount_option_set_problems,
     sysctl_action,
     sysctl_name,
     valid_chunk_kb,
@@ -179,6 +180,8 @@ def mount_options(value, what):
         problem = mount_option_problem(option)
         if problem:
             problems.append('%s: %s' % (what, problem))
+    if not problems:
+        problems = ['%s: %s' % (what, problem) for problem in mount_option_set_problems(options)]
     if problems:
         raise ValueError('; '.join(problems))
     return options

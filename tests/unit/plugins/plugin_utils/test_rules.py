@@ -207,7 +207,7 @@ def test_thp_agrees(key, value):
 
 @pytest.mark.parametrize('option', ['noatime', 'logbsize=256k', 'barrier', 'nobarrier', 'noauto', 'defaults', 'noatme',
                                     'logbsize', 'noatime=1', 'x-systemd.device-timeout=90s', 'x-', 'attr2',
-                                    'X-fstrim.notrim', 'auto', 'seclabel', 'user',
+                                    'X-fstrim.notrim', 'auto', 'seclabel', 'user', 'norecovery',
                                     'noatime,nodiratime', 'a b', ''])
 def test_mount_options_agree(option):
     ok = r.mount_option_problem(option) is None
@@ -218,6 +218,18 @@ def test_mount_options_agree(option):
         in_plan = False
     in_xfs_role = mount_option_problems([option]) == []     # the xfs role's own check (used without the plan)
     assert (ok, ok) == (in_plan, in_xfs_role)
+
+
+@pytest.mark.parametrize('options', [['sunit=512', 'swidth=2048'], ['sunit=512'], ['noatime', 'swidth=2048'], ['noatime']])
+def test_mount_option_lists_agree(options):
+    ok = r.mount_option_set_problems(options) == []
+    try:
+        plan.mount_options(options, 'mount_options')
+        in_plan = True
+    except ValueError:
+        in_plan = False
+    assert (ok, ok) == (in_plan, mount_option_problems(options) == [])
+    assert ok == (('sunit=512' in options) == ('swidth=2048' in options))
 
 
 def test_plan_refuses_a_readahead_the_module_would_refuse():

@@ -125,7 +125,7 @@ def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=N
     # every problem at once: the unknown variables with the plan's own
     problems = [variables_problem(variables)]
     try:
-        plan = build_plan(profile, profile_data, {} if overrides is None else overrides, arrays or [], extra_tuning or [],
+        plan = build_plan(profile, profile_data, overrides, arrays or [], extra_tuning or [],
                           mongodb_version=mongodb_version, resolved=resolved)
     except PlanError as e:
         problems.append(str(e))

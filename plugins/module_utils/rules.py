@@ -178,8 +178,13 @@ def mount_option_problem(option):
 def mount_option_set_problems(options):
     """Why a list of (each valid) mount options is refused as a whole: an option XFS takes only with another."""
     keys = set(str(option).partition('=')[0] for option in options)
-    return ['%s needs %s too (XFS takes them together)' % (one if one in keys else other, other if one in keys else one)
-            for one, other in MOUNT_OPTIONS_TOGETHER if (one in keys) != (other in keys)]
+    problems = []
+    for pair in MOUNT_OPTIONS_TOGETHER:
+        given = [key for key in pair if key in keys]
+        if len(given) == 1:
+            missing = [key for key in pair if key not in keys][0]
+            problems.append('%s needs %s too (XFS takes them together)' % (given[0], missing))
+    return problems
 
 
 def sysctl_name(value):

@@ -139,10 +139,9 @@ def normalise_mountpoint(value):
     if '..' in value.split('/'):
         return None, 'must not contain .. (write the path it means), got %r' % (value,)
     path = posixpath.normpath('/' + value.lstrip('/'))
-    kernel_fs = [top for top in KERNEL_FILESYSTEMS if path.startswith(top + '/')]
+    kernel_fs = next((top for top in KERNEL_FILESYSTEMS if path.startswith(top + '/')), None)
     if kernel_fs:
-        return None, ('%s is below %s, a filesystem of the kernel; an array cannot be mounted there'
-                      % (path, kernel_fs[0]))
+        return None, ('%s is below %s, a filesystem of the kernel; an array cannot be mounted there' % (path, kernel_fs))
     if path in SYSTEM_DIRECTORIES:
         return None, ('%s is %s; mounting an array there would hide it'
                       % (path, 'the root directory' if path == '/' else 'a system directory'))
@@ -561,8 +560,9 @@ def _sysctl_name_problem(name, written, where, extra):
     """Why a sysctl name is refused in kernel.sysctl (extra false) or kernel.extra_sysctl, or None."""
     if name is None:
         return '%s: %r is not a sysctl name such as vm.swappiness' % (where, written)
-    if sysctl_action(name):
-        return '%s: %s' % (where, sysctl_action(name))
+    action = sysctl_action(name)
+    if action:
+        return '%s: %s' % (where, action)
     if not extra and name not in SYSCTL_DATABASE:
         return ('%s: %s is not one of the sysctls database vendors ask for%s (docs/profiles.md, "Which sysctls"); '
                 'give it in kernel.extra_sysctl of iotune_profile_overrides if you mean it'

@@ -331,7 +331,7 @@ def base_packages(initramfs):
 
 
 def kernel_packages(initramfs):
-    return (DRACUT_PACKAGES if initramfs == "dracut" else []) + KERNEL_PACKAGES + LAB_TOOLS_PACKAGES
+    return (DRACUT_PACKAGES if initramfs == "dracut" else []) + KERNEL_PACKAGES
 
 
 def copy_overlays(rootfs, initramfs):
@@ -374,7 +374,7 @@ def build_image(mirror, security, dest, release=SUITE, initramfs=INITRAMFS[0]):
         with Phase("kernel+updates", timings):
             chroot(rootfs, "apt-get", "update", "-q")
             chroot(rootfs, "apt-get", "-y", "-q", "upgrade")
-            chroot(rootfs, "apt-get", "-y", "-q", "install", *kernel_packages(initramfs))
+            chroot(rootfs, "apt-get", "-y", "-q", "install", *kernel_packages(initramfs), *LAB_TOOLS_PACKAGES)
         with Phase("systemd units", timings):
             chroot(rootfs, "systemctl", "enable", *SERVICES_ENABLE)
             chroot(rootfs, "systemctl", "mask", *UNITS_MASK)

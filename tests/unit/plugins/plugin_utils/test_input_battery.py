@@ -55,14 +55,19 @@ def arr(name='data', devices=(A, B), mountpoint=MP, **keys):
 
 # --- the fake host of the host cases (tests/unit/plugins/modules/test_storage_preflight.py) -----------------------
 
-def _converged(h, mountpoint=MP):
-    """The array data running on vdb+vdc as md127, its XFS UUID=aaaa-bbbb mounted on ``mountpoint`` and in fstab."""
+def _md127(h, members):
+    """The array data running on ``members`` as md127 (slaves and holders linked both ways)."""
     h.disk('md127', '9:127', size_bytes=2 << 30)
     h.md_link('data', 'md127')
     os.makedirs(os.path.join(h.root, 'sys/class/block/md127/slaves'), exist_ok=True)
-    for s in ('vdb', 'vdc'):
+    for s in members:
         os.symlink('../../%s' % s, os.path.join(h.root, 'sys/class/block/md127/slaves', s))
         os.symlink('../../md127', os.path.join(h.root, 'sys/class/block', s, 'holders', 'md127'))
+
+
+def _converged(h, mountpoint=MP):
+    """The array data running on vdb+vdc as md127, its XFS UUID=aaaa-bbbb mounted on ``mountpoint`` and in fstab."""
+    _md127(h, ('vdb', 'vdc'))
     h.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'TYPE=xfs\nUUID=aaaa-bbbb\n')
     h.mount('9:127', mountpoint)
     os.makedirs(os.path.join(h.root, mountpoint.lstrip('/'), 'data'))
@@ -100,12 +105,7 @@ def _mounted_other(h):
 
 
 def _running_elsewhere(h):
-    h.disk('md127', '9:127', size_bytes=2 << 30)
-    h.md_link('data', 'md127')
-    os.makedirs(os.path.join(h.root, 'sys/class/block/md127/slaves'), exist_ok=True)
-    for s in ('vdb', 'vdd'):
-        os.symlink('../../%s' % s, os.path.join(h.root, 'sys/class/block/md127/slaves', s))
-        os.symlink('../../md127', os.path.join(h.root, 'sys/class/block', s, 'holders', 'md127'))
+    _md127(h, ('vdb', 'vdd'))
 
 
 def _bigger(h):

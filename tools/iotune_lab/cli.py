@@ -7,7 +7,8 @@ The collection needs a real kernel (md, udev, XFS) and several disks to prove an
 gives that with qemu, a debootstrap-built image and per-VM copy-on-write overlays. No cloud, no
 image registry. See docs/lab.md.
 
-Subcommands: build, podman-image, up, ssh, down, list, detach-disk, stop-start, console, prune.
+Subcommands: build, podman-image, up, ssh, down, list, detach-disk, disk-model, disk-ceiling, stop-start,
+console, prune.
 Exit codes: 0 ok, 1 operation failed, 2 usage error, 3 VM not found / not running.
 
 Standard library only; every external tool is run with an argv list (never through a shell).
@@ -23,14 +24,14 @@ import subprocess
 import sys
 import time
 
-from . import common, kernel_log
+from . import common, disk_models, kernel_log
 from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
 from .disks import BUSES, blank_disk_file, fresh_disks, new_disks, parse_size
 from .image import INITRAMFS, RELEASES, ensure_image, host_mirrors, recipe_hash
 from .qmp import QMP
 from .ssh import lab_key, ssh_argv
-from .vm import (CPU_RE, TCG_CPU_DEFAULT, TCG_THREAD_DEFAULT, TCG_THREADS, boot_auto, console_tail, free_port, kill_qemu, load_state, qemu_pid,
-                 save_state, start_and_wait, validate_name, vm_dir, write_inventory)
+from .vm import (CPU_RE, TCG_CPU_DEFAULT, TCG_THREAD_DEFAULT, TCG_THREADS, apply_disk_models, boot_auto, console_tail, free_port,
+                 kill_qemu, live_disk_limits, load_state, qemu_pid, save_state, start_and_wait, validate_name, vm_dir, write_inventory)
 
 
 def cmd_build(args):
@@ -125,6 +126,8 @@ def cmd_up(args):
     boot = args.boot or os.environ.get("IOTUNE_LAB_BOOT") or "disk"
     if boot not in ("disk", "kernel"):
         raise LabError(f"boot must be disk or kernel (got {boot!r})", EXIT_USAGE)
+    models = disk_models.assign(getattr(args, "disk_model", None), args.disks)
+    instance_bandwidth = parse_rate(getattr(args, "instance_bandwidth", None) or "0")
     need_tools("qemu-system-x86_64", "qemu-img", "ssh", "ssh-keygen")
     img, h, _built = ensure_image()
     key = lab_key()
@@ -151,6 +154,12 @@ def cmd_up(args):
             "disks": [],
         }
         st["disks"] = new_disks(args.disks, args.disk_bus, size, instance_store=instance_store)
+        for disk, model in zip(st["disks"], models):
+            disk["model"] = model
+        for disk in st["disks"][args.disks:]:
+            disk["model"] = disk_models.parse("instance-store")
+        st["instance_bandwidth"] = instance_bandwidth
+        warn_above_ceiling(st)
         shutil.copyfile(f"{key}.pub", d / "authorized_keys")
         fresh_disks(d, st, img)
         save_state(args.name, st)
@@ -269,6 +278,96 @@ def cmd_oops_check(args):
                        + "\n--- oops lines ---\n" + "\n".join(found)
                        + f"\n--- console.log tail ---\n{console_tail(args.name, args.lines)}")
     say(f"VM {args.name}: no oops, BUG or panic in the guest kernel's console log")
+    return 0
+
+
+def parse_rate(text):
+    """Bytes per second from SIZE (K, M, G suffixes; 0: none)."""
+    return disk_models._size(text, "--instance-bandwidth")
+
+
+CEILING_FILE = "disk-ceiling.json"
+
+
+def ceiling_key(st, bus):
+    return f"{st.get('accel') or 'tcg'}:{st.get('cpu')}:{st.get('cpus')}vcpu:{bus}"
+
+
+def warn_above_ceiling(st):
+    for disk in st["disks"]:
+        ceiling = disk_models.load_ceiling(common.CACHE / CEILING_FILE, ceiling_key(st, disk["bus"]))
+        for problem in disk_models.ceiling_problems(disk["model"], ceiling):
+            warn(problem)
+            return
+
+
+def cmd_disk_model(args):
+    """Change the model of data disks of a running VM, live (QMP); state and inventory follow."""
+    st = require_vm(args.name)
+    if args.model is None:
+        print(json.dumps(live_disk_limits(vm_dir(args.name), st), indent=1, sort_keys=True))
+        return 0
+    model = disk_models.parse(args.model)
+    known = {x["serial"]: x for x in st["disks"]}
+    unknown = [s for s in args.serial or [] if s not in known]
+    if unknown:
+        raise LabError(f"VM {args.name} has no data disk with serial {', '.join(unknown)}; disks: "
+                       + ", ".join(known), EXIT_USAGE)
+    disks = [known[s] for s in args.serial] if args.serial else [x for x in st["disks"] if not x.get("instance_store")]
+    for disk in disks:
+        disk["model"] = dict(model)
+    apply_disk_models(vm_dir(args.name), st, disks)
+    save_state(args.name, st)
+    write_inventory(args.name, st)
+    warn_above_ceiling(st)
+    say(f"VM {args.name}: {disk_models.describe(model)} on {', '.join(x['serial'] for x in disks)}")
+    return 0
+
+
+CEILING_JOBS = {
+    "iops": ["--rw=randread", "--bs=4k", "--iodepth=16"],
+    "bps": ["--rw=read", "--bs=1m", "--iodepth=16"],
+}
+
+
+def cmd_disk_ceiling(args):
+    """Measure the guest's unthrottled read ceiling on one data disk (fio --readonly, O_DIRECT, 10 s each)
+    and keep it in the cache; `up` and `disk-model` warn about limits above a third of it."""
+    st = require_vm(args.name)
+    disk = next((x for x in st["disks"] if x["serial"] == (args.serial or x["serial"]) and x.get("attached", True)), None)
+    if disk is None:
+        raise LabError(f"VM {args.name} has no attached data disk {args.serial or ''}".rstrip(), EXIT_USAGE)
+    if (disk.get("model") or {}).get("iops") or (disk.get("model") or {}).get("bps"):
+        raise LabError(f"disk {disk['serial']} has limits ({disk_models.describe(disk['model'])}): measure an "
+                       "unlimited disk (`tools/lab disk-model NAME unlimited --serial S`)", EXIT_USAGE)
+    if st.get("instance_bandwidth") and not disk.get("instance_store"):
+        raise LabError(f"VM {args.name} has an instance bandwidth cap that disk {disk['serial']} shares: measure "
+                       "on a VM without --instance-bandwidth, or on an instance-store disk", EXIT_USAGE)
+    ssh = ssh_argv(st["port"], common.LAB_DIR / "id_ed25519")
+    run(ssh + ["command -v fio >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q fio >/dev/null "
+               "|| (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q fio >/dev/null)"],
+        capture=True, timeout=900)
+    found = {}
+    for key, job in CEILING_JOBS.items():
+        out = run(ssh + ["fio", "--readonly", "--output-format=json", "--name=ceiling", f"--filename={disk['by_id']}",
+                         "--ioengine=libaio", "--direct=1", "--time_based=1", f"--runtime={args.seconds}", *job],
+                  capture=True, timeout=args.seconds + 300).stdout
+        read = json.loads(out[out.index("{"):])["jobs"][0]["read"]
+        found[key] = float(read["iops"] if key == "iops" else read["bw_bytes"])
+    found["measured"] = datetime.date.today().isoformat()
+    path = common.CACHE / CEILING_FILE
+    table = {}
+    if path.is_file():
+        try:
+            table = json.loads(path.read_text())
+        except ValueError:
+            table = {}
+    table[ceiling_key(st, disk["bus"])] = found
+    common.CACHE.mkdir(parents=True, exist_ok=True)
+    common.write_atomic(path, json.dumps(table, indent=1) + "\n")
+    say(f"VM {args.name}: unthrottled ceiling on {disk['bus']} disk {disk['serial']}: {found['iops']:.0f} IOPS "
+        f"(4 KiB random, QD16), {found['bps'] / disk_models.MIB:.1f} MiB/s (1 MiB sequential, QD16); kept in {path}")
+    print(json.dumps(found))
     return 0
 
 
@@ -425,8 +524,29 @@ def build_parser():
     u.add_argument("--boot", choices=("disk", "kernel"), default=None,
                    help="disk: SeaBIOS and GRUB boot the guest's own /boot (default); kernel: qemu "
                         "-kernel/-initrd with the image's build-time files (default $IOTUNE_LAB_BOOT)")
+    u.add_argument("--disk-model", action="append", metavar="[I=]MODEL",
+                   help="I/O limits of the data disks, like a cloud disk: a preset ("
+                        + ", ".join(disk_models.names()) + ") or iops=N,bps=SIZE,iops-size=SIZE; I= for disk I only "
+                        "(0-based); repeatable; default unlimited; instance-store disks stay unlimited (docs/lab.md)")
+    u.add_argument("--instance-bandwidth", metavar="SIZE",
+                   help="bytes/s shared by all --disks volumes (K, M, G), like an instance's EBS bandwidth; default none")
     u.add_argument("--timeout", type=int, default=300, help="seconds to wait for SSH (default 300)")
     u.set_defaults(func=cmd_up)
+
+    dm = sub.add_parser("disk-model", help="change the I/O limits of data disks of a running VM, live")
+    dm.add_argument("name")
+    dm.add_argument("model", nargs="?", help="a preset (" + ", ".join(disk_models.names()) + ") or "
+                    "iops=N,bps=SIZE,iops-size=SIZE; without it: print the live limits per disk (JSON, from qemu)")
+    dm.add_argument("--serial", action="append", metavar="SERIAL",
+                    help="this disk only; repeatable (default: every disk but the instance store)")
+    dm.set_defaults(func=cmd_disk_model)
+
+    dc = sub.add_parser("disk-ceiling", help="measure the guest's unthrottled disk read ceiling (fio in the guest) "
+                                             "and keep it; limits above a third of it are warned about")
+    dc.add_argument("name")
+    dc.add_argument("--serial", help="the disk to read (default the first attached one)")
+    dc.add_argument("--seconds", type=int, default=10, help="seconds per job (default 10)")
+    dc.set_defaults(func=cmd_disk_ceiling)
 
     s = sub.add_parser("ssh", help="ssh into a VM as root; `tools/lab ssh NAME -- CMD...`")
     s.add_argument("name")

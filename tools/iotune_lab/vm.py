@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import common
+from . import common, disk_models
 from .common import EXIT_USAGE, FileLock, LabError, say, run, write_atomic
 from .disks import INSTANCE_STORE_PRODUCT, INSTANCE_STORE_VENDOR, fresh_disks
 from .image import KERNEL_CMDLINE, VM_CMDLINE_EXTRA
@@ -167,12 +167,25 @@ def qemu_argv(name, d, img, st, accel):
     buses = {disk["bus"] for disk in st["disks"]}
     if "scsi" in buses:
         argv += ["-device", "virtio-scsi-pci,id=scsi0"]
+    cap = st.get("instance_bandwidth") or 0
+    if cap:
+        # the instance's bandwidth, shared by its network volumes (not its instance store): a throttle
+        # filter node of one group over each volume, below the per-disk limits (docs/lab.md, Disk models)
+        argv += ["-object", f"throttle-group,id=instance,x-bps-total={int(cap)}"]
     for i, disk in enumerate(st["disks"]):
         if not disk.get("attached", True):
             continue
         drv = f"d{i}"
-        argv += ["-drive", f"if=none,id={drv},file={d / disk['file']},format=raw,"
-                           f"cache=writeback,aio=threads,discard=unmap"]
+        if cap and not disk.get("instance_store"):
+            argv += ["-blockdev", json.dumps({"driver": "file", "node-name": f"f{i}", "filename": str(d / disk["file"]),
+                                              "aio": "threads", "discard": "unmap", "cache": {"direct": False}}),
+                     "-blockdev", json.dumps({"driver": "raw", "node-name": f"r{i}", "file": f"f{i}",
+                                              "discard": "unmap"}),
+                     "-blockdev", json.dumps({"driver": "throttle", "node-name": drv, "throttle-group": "instance",
+                                              "file": f"r{i}"})]
+        else:
+            argv += ["-drive", f"if=none,id={drv},file={d / disk['file']},format=raw,"
+                               f"cache=writeback,aio=threads,discard=unmap"]
         ser = disk["serial"]
         if disk["bus"] == "virtio":
             argv += ["-device", f"virtio-blk-pci,id={ser},drive={drv},serial={ser}"]
@@ -270,6 +283,7 @@ def start_and_wait(name, d, img, st, accel, timeout):
             raise LabError(f"qemu did not create its pidfile/QMP socket in 30 s; qemu.log:\n"
                            f"{log_tail(qlog)}")
         time.sleep(0.1)
+    apply_disk_models(d, st)
     key = lab_key()
     deadline = t0 + timeout
     while time.monotonic() < deadline:
@@ -282,6 +296,44 @@ def start_and_wait(name, d, img, st, accel, timeout):
             return time.monotonic() - t0
         time.sleep(2)
     raise LabError(f"no SSH on port {st['port']} within {timeout} s (accel {accel})")
+
+
+def _has_limits(model):
+    return bool(model and (model["iops"] or model["bps"]))
+
+
+def apply_disk_models(d, st, disks=None):
+    """Give attached data disks their model's limits (QMP block_set_io_throttle; all zero removes them).
+    At boot (`disks` None) only disks with limits are called: qemu starts every disk unthrottled."""
+    if disks is None:
+        todo = [x for x in st["disks"] if x.get("attached", True) and _has_limits(x.get("model"))]
+    else:
+        todo = [x for x in disks if x.get("attached", True)]
+    if not todo:
+        return
+    q = QMP(d / "monitor.sock")
+    try:
+        for disk in todo:
+            q.cmd("block_set_io_throttle", **disk_models.throttle_args(disk_models.qdev_block_id(disk), disk["model"]))
+    finally:
+        q.close()
+
+
+def live_disk_limits(d, st):
+    """{serial: {iops, bps, iops_size}} as qemu reports them now (QMP query-block), for attached data disks."""
+    q = QMP(d / "monitor.sock")
+    try:
+        blocks = q.cmd("query-block")
+    finally:
+        q.close()
+    by_qdev = {b.get("qdev", "").replace("/machine/peripheral/", ""): b.get("inserted") or {} for b in blocks}
+    out = {}
+    for disk in st["disks"]:
+        ins = by_qdev.get(disk_models.qdev_block_id(disk))
+        if disk.get("attached", True) and ins is not None:
+            out[disk["serial"]] = {"iops": ins.get("iops", 0), "bps": ins.get("bps", 0),
+                                   "iops_size": ins.get("iops_size", 0) if ins.get("iops") else 0}
+    return out
 
 
 def write_inventory(name, st):
@@ -300,6 +352,7 @@ def write_inventory(name, st):
         "      ansible_ssh_common_args: -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"
         " -o ServerAliveInterval=10 -o ServerAliveCountMax=3",
         "      ansible_python_interpreter: /usr/bin/python3",
+        f"      lab_instance_bandwidth: {int(st.get('instance_bandwidth') or 0)}",
         "      lab_disks:",
     ]
     if not st["disks"]:
@@ -316,6 +369,12 @@ def write_inventory(name, st):
             lines.append(f"          lun: {disk['lun']}")
         if disk.get("instance_store"):
             lines.append("          instance_store: true")
+        model = disk.get("model")
+        if model:
+            lines += [f"          disk_model: {json.dumps(model['name'])}",
+                      f"          iops_limit: {model['iops']}",
+                      f"          bps_limit: {model['bps']}",
+                      f"          iops_size: {model['iops_size']}"]
     write_atomic(vm_dir(name) / "inventory.yml", "\n".join(lines) + "\n")
 
 

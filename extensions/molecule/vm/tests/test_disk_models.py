@@ -1,0 +1,115 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The lab's disk models (issue 25, docs/lab.md "Disk models"): each preset's limits are what the guest measures,
+so a preset cannot silently stop throttling.
+
+On one blank data disk (lab_disks[9], read with ``fio --readonly`` only, never written): the guest's unthrottled
+ceiling first, then every preset set live (``tools/lab disk-model``): qemu reports the preset's limits, and fio in the
+guest measures them: 4 KiB random reads for the operation limit, 1 MiB sequential reads for the byte limit (or the
+operation limit in ``iops_size`` units, as EBS counts). A limit above a third of the ceiling cannot be told from the
+emulator's own limit: then the test asserts only that it is not exceeded, and says so. The ceiling itself is the
+negative control: unthrottled, the same disk reads far above the 1000-PIOPS preset, so a preset that stopped
+throttling fails. Every entry of the vm matrix checks one preset (the bus decides how qemu is addressed); entry 0
+checks all of them.
+"""
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from conftest import LAB, REPO, VM, lab_inventory_disks, lab_ssh, matrix_entry
+from iotune_lab import disk_models  # conftest puts tools/ on the path
+
+SECONDS = 5
+TOLERANCE = (0.85, 1.10)
+EVERY_ENTRY = ["ebs-piops-2013"]
+# the presets, and the parametric ones with parameters that give limits the emulated guest can reach
+ALL = list(disk_models.PRESETS) + ["ebs-io2:600", "gcp-pd-ssd:20"]
+
+
+def presets():
+    return ALL if matrix_entry()[0] == 0 else EVERY_ENTRY
+
+
+def lab(*args):
+    proc = subprocess.run([LAB, *args], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def fio(by_id, rw, bs):
+    out = lab_ssh("fio", "--readonly", "--output-format=json", "--name=model", "--filename=%s" % by_id,
+                  "--ioengine=libaio", "--direct=1", "--iodepth=16", "--time_based=1", "--runtime=%d" % SECONDS,
+                  "--rw=%s" % rw, "--bs=%s" % bs, timeout=SECONDS + 180).stdout
+    read = json.loads(out[out.index("{"):])["jobs"][0]["read"]
+    return float(read["iops"]), float(read["bw_bytes"])
+
+
+@pytest.fixture(scope="module")
+def disk():
+    disks = lab_inventory_disks()
+    chosen = disks[9] if len(disks) > 9 else disks[-1]
+    with open(os.path.join(REPO, ".lab", VM, "inventory.yml"), encoding="utf-8") as f:
+        cap = yaml.safe_load(f)["all"]["hosts"][VM].get("lab_instance_bandwidth") or 0
+    chosen["shared_cap"] = 0 if chosen.get("instance_store") else cap
+    lab_ssh("sh", "-c", "command -v fio >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q fio "
+                        ">/dev/null || (apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive "
+                        "apt-get install -y -q fio >/dev/null)", timeout=900)
+    name = lab_ssh("readlink", "-f", chosen["by_id"]).stdout.strip().rsplit("/", 1)[-1]
+    chosen["max_request"] = 1024 * int(lab_ssh("cat", "/sys/block/%s/queue/max_sectors_kb" % name).stdout)
+    lab("disk-model", VM, "unlimited", "--serial", chosen["serial"])
+    try:
+        chosen["ceiling"] = {"iops": fio(chosen["by_id"], "randread", "4k")[0],
+                             "bps": fio(chosen["by_id"], "read", "1m")[1]}
+        print("unthrottled ceiling of %s: %s" % (chosen["serial"], chosen["ceiling"]))
+        yield chosen
+    finally:
+        lab("disk-model", VM, "unlimited", "--serial", chosen["serial"])
+
+
+def expected_bytes(model, request, shared_cap=0):
+    """Bytes/s 1 MiB sequential reads can reach under the model: the byte limit, or the operation limit with each
+    request (at most the guest's max_sectors_kb) counted as request / iops_size operations, or the instance's
+    bandwidth the disk shares (``up --instance-bandwidth``); None: no limit."""
+    request = min(request, 1 << 20)
+    limits = [shared_cap] if shared_cap else []
+    if model["bps"]:
+        limits.append(model["bps"])
+    if model["iops"]:
+        units = max(1.0, float(request) / model["iops_size"]) if model["iops_size"] else 1.0
+        limits.append(model["iops"] / units * request)
+    return min(limits) if limits else None
+
+
+def judge(what, measured, limit, ceiling):
+    if limit is None:
+        return "%s %.0f (no limit)" % (what, measured)
+    assert measured <= limit * TOLERANCE[1], "%s: measured %.0f above the limit %.0f" % (what, measured, limit)
+    if limit <= ceiling / disk_models.CEILING_SHARE:
+        assert measured >= limit * TOLERANCE[0], "%s: measured %.0f, limit %.0f" % (what, measured, limit)
+        return "%s %.0f of %.0f" % (what, measured, limit)
+    return "%s %.0f, limit %.0f above a third of the ceiling %.0f: only 'not above' is judged" % (
+        what, measured, limit, ceiling)
+
+
+def test_the_ceiling_is_far_above_the_1000_piops_preset(disk):
+    """Negative control: unthrottled, the disk reads more than 1.5x the operations of the 1000-PIOPS preset."""
+    assert disk["ceiling"]["iops"] > 1.5 * 1000, disk["ceiling"]
+    assert disk["ceiling"]["bps"] > 1.5 * 16 * 1024 * 1024, disk["ceiling"]
+
+
+@pytest.mark.parametrize("spec", presets())
+def test_preset_limits_are_what_the_guest_measures(disk, spec):
+    model = disk_models.parse(spec)
+    lab("disk-model", VM, spec, "--serial", disk["serial"])
+    live = json.loads(lab("disk-model", VM))[disk["serial"]]
+    assert live == {"iops": model["iops"], "bps": model["bps"], "iops_size": model["iops_size"] if model["iops"] else 0}
+    iops, dummy = fio(disk["by_id"], "randread", "4k")
+    dummy, bps = fio(disk["by_id"], "read", "1m")
+    said = [judge("4 KiB reads/s", iops, model["iops"] or None, disk["ceiling"]["iops"]),
+            judge("1 MiB reads, bytes/s", bps, expected_bytes(model, disk["max_request"], disk["shared_cap"]), disk["ceiling"]["bps"])]
+    print("%s: %s" % (spec, "; ".join(said)))

@@ -103,6 +103,10 @@ class BlockHost:
         except (IOError, OSError):
             return default
 
+    def read(self, absolute, default=None):
+        """The text of a file of the host (``/proc/diskstats``, ``/proc/PID/io``...), or ``default``."""
+        return self._read(absolute, default)
+
     def realpath(self, given):
         """Resolve symlinks (``/dev/disk/by-id/...``) inside ``root``."""
         full = os.path.realpath(self.path(given))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.module_utils import md_identity
+from ansible_collections.iotune.storage.plugins.plugin_utils.observe import summary_line
 
 
 def _text(value):
@@ -75,7 +76,7 @@ def _kernel_line(report):
 
 
 def tune_summary(facts, profile=None, plan_profile=None, arrays=None, block_tuning=None, verified=None,
-                 decisions=None, kernel_report=None, check_mode=False):
+                 decisions=None, kernel_report=None, check_mode=False, observe=None):
     """The summary lines of one host (see tune_summary.yml)."""
     if facts is None:
         facts = {}
@@ -89,6 +90,9 @@ def tune_summary(facts, profile=None, plan_profile=None, arrays=None, block_tuni
     lines.extend(_udev_line(block_tuning, check_mode))
     lines.extend(_verify_lines(decisions, verified or {}, check_mode))
     lines.extend(_kernel_line(kernel_report))
+    observed = summary_line(observe)
+    if observed:
+        lines.append(observed)
     return lines
 
 

@@ -286,7 +286,8 @@ def process_figures(before, after, device_read_bytes):
             if reset:
                 note = 'read_bytes went down: a new process with the same PID, counted from zero'
         total += delta or 0
-        per[str(pid)] = {'read_bytes': delta, 'share_of_device_reads': _div(delta or 0, device_read_bytes, 3),
+        per[str(pid)] = {'read_bytes': delta,
+                         'share_of_device_reads': None if delta is None else _div(delta, device_read_bytes, 3),
                          'note': note}
     return {'pids': per, 'read_bytes': total, 'share_of_device_reads': _div(total, device_read_bytes, 3)}
 
@@ -366,8 +367,8 @@ def compare(before, after):
                       after['host']['device_read_bytes_per_major_fault'])
     request = _pair(before['host']['avg_read_kib'], after['host']['avg_read_kib'])
     result = {'bytes_per_major_fault': per_fault, 'avg_read_kib': request, 'basis': None}
-    short = ['%s window: %s' % (name, w['verdict_reason']) for name, w in (('before', before), ('after', after))
-             if w['verdict'] != 'measured']
+    short = ['%s window %s' % (name, w['verdict_reason'].replace(TOO_LITTLE + ': ', '', 1))
+             for name, w in (('before', before), ('after', after)) if w['verdict'] != 'measured']
     basis = 'device read bytes per major fault' if per_fault['ratio'] else 'average read request'
     ratio = per_fault['ratio'] or request['ratio']
     if short or not ratio:

@@ -17,7 +17,9 @@ description:
     average read request, merge ratio and average read wait, and per host the major faults per second and the
     B(device read bytes per major fault), with a verdict that says when the window saw too little I/O to judge.
   - It is the proof of a readahead change on a host that cannot be benchmarked. Run it before and after the change
-    while the database serves, and compare the two windows. docs/observe.md explains each figure and its limits.
+    while the database serves, and compare the two windows (filter P(iotune.storage.observe_report#filter); the role
+    P(iotune.storage.tune#role) does both with C(iotune_observe_seconds)). docs/observe.md explains each figure and
+    its limits.
   - Reads C(/proc) and C(/sys) only, runs no command but C(systemctl show) (to find the cgroup of O(unit)), installs
     nothing and changes nothing. Its own CPU time over the window is measured and returned in RV(cost).
   - "The host figures count each device once: the top of each stack (an md array and not its members, a whole

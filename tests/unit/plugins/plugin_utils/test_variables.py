@@ -21,7 +21,7 @@ TOP = os.path.join(os.path.dirname(__file__), '..', '..', '..', '..')
 PROFILES = os.path.join(TOP, 'roles', 'profile', 'vars', 'profiles')
 # iotune_* words that are not variables: the tune role's tags, the udev rules' label, the lab's names
 NOT_VARIABLES = {'iotune_raid', 'iotune_filesystem', 'iotune_tuning', 'iotune_kernel', 'iotune_facts',
-                 'iotune_storage_end', 'iotune_lab', 'iotune_probe', 'iotune_plan_'}
+                 'iotune_observe', 'iotune_storage_end', 'iotune_lab', 'iotune_probe', 'iotune_plan_'}
 # the typos the documentation shows as examples of what the check refuses
 TYPO_EXAMPLES = {'iotune_array', 'iotune_profle'}
 WORD = re.compile(r'\biotune_[a-z0-9_]+')

@@ -9,7 +9,7 @@ DOCUMENTATION = r"""
 ---
 name: observe_report
 short_description: The before and after windows of io_observe and their comparison
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Takes two registered results of M(iotune.storage.io_observe), the window before a tuning change and the window
     after it, and returns the report the role P(iotune.storage.tune#role) writes to

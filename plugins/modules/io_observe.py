@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 ---
 module: io_observe
 short_description: Watch the kernel's I/O counters over a window while the host keeps serving
-version_added: 0.2.0
+version_added: 0.1.0
 description:
   - Samples C(/proc/diskstats), C(/proc/vmstat) and, for the processes of a systemd unit, C(/proc/PID/io) over a
     window of O(seconds), every O(interval) seconds, and returns per device the read IOPS, read bytes per second,

@@ -239,7 +239,7 @@ perf-smoke: venv tree ## the benchmarks once each, quickly (no VM): they still r
 	test "$$(grep -vc 'converge\|re-run\|measured' docs/benchmarks.md)" -le \
 	  "$$(grep -vc 'converge\|re-run\|measured' $(BUILD)/perf-smoke-benchmarks.md)"
 
-benchmark: setup ## lab benchmark (tuned vs untuned, array vs members) -> docs/benchmarks.md
+benchmark: setup ## lab benchmark on throttled and unthrottled disks (tuned vs untuned, array vs members, field reports) -> docs/benchmarks.md
 	$(TOP)/tools/benchmark
 
 benchmark-converge: setup ## first converge + re-run time and ssh executions, before (BENCH_BASE) and after, one VM at a time (BENCH_CONCURRENT=1: both at once) -> docs/benchmarks.md

@@ -11,9 +11,9 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.iotune.storage.plugins.plugin_utils import audit
 
 
-def storage_audit_compare(facts, plan, host=None, unresolved=None):
+def storage_audit_compare(facts, plan, host=None, unresolved=None, observed=None):
     try:
-        return audit.compare(facts, plan or {}, host, unresolved=unresolved)
+        return audit.compare(facts, plan or {}, host, unresolved=unresolved, observed=observed)
     except (ValueError, KeyError, TypeError) as e:
         raise AnsibleFilterError('storage_audit_compare: %s' % e)
 

@@ -19,6 +19,7 @@ import json
 
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
+from ansible_collections.iotune.storage.plugins.plugin_utils import observe
 
 SCHEMA = 'iotune.storage/audit'
 SCHEMA_VERSION = 1
@@ -266,10 +267,41 @@ def _unresolved(unresolved):
     return items
 
 
-def compare(facts, plan, host=None, unresolved=None):
-    """The verdict of one host: {'host', 'verdict', 'profile', 'items', 'notes', 'arrays', 'devices'}.
+def configured_readahead(arrays, devices):
+    """{kernel name: {live, profile, rules}} of read_ahead_kb: the tuned devices' rows, and the arrays no tuning
+    entry matched (their live value only)."""
+    result = {}
+    for array in arrays:
+        if array.get('kname') and array.get('read_ahead_kb') is not None:
+            result[array['kname']] = {'live': str(array['read_ahead_kb']), 'profile': None, 'rules': None}
+    for row in devices:
+        if row.get('read_ahead_kb'):
+            result[row['device']] = dict(row['read_ahead_kb'])
+    return result
 
-    ``unresolved``: the member selectors the host could not resolve (each becomes a ``member`` item)."""
+
+def _observed(result, arrays, devices):
+    """(observed, items, notes) of the audit's io_observe window (docs/observe.md, "The audit"): None when no window
+    ran; an ``observed`` item per host or device whose reads say the readahead is wasting reads; too little I/O to
+    judge is a note, never drift."""
+    window, problem = observe.audit_window(result)
+    if problem:
+        return None, [_item('audit', 'host', 'could not be read: %s' % problem)], []
+    if window is None:
+        return None, [], []
+    observed = observe.waste(window, configured_readahead(arrays, devices))
+    items = [_item('observed', f['subject'], f['message']) for f in observed.pop('findings')]
+    notes = ['observed: %s' % n for n in observed['notes']]
+    if observed['verdict'] != 'measured':
+        notes.insert(0, 'observed: %s' % observed['verdict_reason'])
+    return observed, items, notes
+
+
+def compare(facts, plan, host=None, unresolved=None, observed=None):
+    """The verdict of one host: {'host', 'verdict', 'profile', 'items', 'notes', 'arrays', 'devices', 'observed'}.
+
+    ``unresolved``: the member selectors the host could not resolve (each becomes a ``member`` item).
+    ``observed``: the registered io_observe result of the audit's window (iotune_observe_seconds), or None."""
     if not isinstance(facts, dict) or facts.get('schema_version') not in FACTS_SCHEMA_VERSIONS:
         raise ValueError('storage_audit facts of schema version %r, this controller reads %s'
                          % (facts.get('schema_version') if isinstance(facts, dict) else None, FACTS_SCHEMA_VERSIONS))
@@ -283,19 +315,23 @@ def compare(facts, plan, host=None, unresolved=None):
     kernel_items, kernel_notes = _kernel(facts)
     items.extend(kernel_items)
     notes.extend(kernel_notes)
+    window, observed_items, observed_notes = _observed(observed, arrays, devices)
+    items.extend(observed_items)
+    notes.extend(observed_notes)
     profile = (plan.get('profile') or {}).get('description')
     return {'host': host, 'verdict': 'drift' if items else 'ok', 'profile': profile, 'items': items,
-            'notes': notes, 'arrays': arrays, 'devices': devices, 'error': None}
+            'notes': notes, 'arrays': arrays, 'devices': devices, 'observed': window, 'error': None}
 
 
 def host_entry(host, result=None, plan=None, unreachable=None, error=None):
     """One host of the fleet: compared, or unreachable / error with the reason."""
     if unreachable:
         return {'host': host, 'verdict': 'unreachable', 'profile': None, 'items': [], 'notes': [],
-                'arrays': [], 'devices': [], 'error': unreachable if isinstance(unreachable, str) else 'unreachable'}
+                'arrays': [], 'devices': [], 'observed': None,
+                'error': unreachable if isinstance(unreachable, str) else 'unreachable'}
     if error or result is None:
         return {'host': host, 'verdict': 'error', 'profile': None, 'items': [], 'notes': [], 'arrays': [],
-                'devices': [], 'error': error or 'no audit result'}
+                'devices': [], 'observed': None, 'error': error or 'no audit result'}
     entry = compare(result, plan or {}, host)
     return entry
 
@@ -336,12 +372,12 @@ def markdown(doc):
     out = ['# Storage audit', '',
            'Generated %s. %d host(s): %d ok, %d drift, %d unreachable, %d error.'
            % (doc.get('generated_at') or '-', c['total'], c['ok'], c['drift'], c['unreachable'], c['error']), '',
-           '| Host | Verdict | Items | Arrays | Array readahead (KiB) |', '|---|---|---|---|---|']
+           '| Host | Verdict | Items | Arrays | Array readahead (KiB) | Observed reads |', '|---|---|---|---|---|---|']
     for host in doc['hosts']:
         arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
         ra = ', '.join('%s' % a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None) or '-'
-        out.append('| %s | %s | %d | %s | %s |' % (_cell(host['host']), host['verdict'], len(host['items']),
-                                                   _cell(arrays), ra))
+        out.append('| %s | %s | %d | %s | %s | %s |' % (_cell(host['host']), host['verdict'], len(host['items']),
+                                                        _cell(arrays), ra, _cell(observed_words(host))))
     for host in doc['hosts']:
         if host['verdict'] == 'ok' and not host['notes']:
             continue
@@ -352,7 +388,50 @@ def markdown(doc):
             out.append('- **%s** %s: %s' % (item['area'], item['subject'], item['message']))
         for note in host['notes']:
             out.append('- note: %s' % note)
+        seen = host.get('observed')
+        if seen:
+            out.append('- observed for %s s: %s' % (_whole(seen['seconds']), observed_words(host)))
+            for dev in seen['devices']:
+                out.append('  - %s: readahead %s, %s reads, average read %s KiB: %s'
+                           % (dev['device'], _readahead_words(dev['read_ahead_kb']), dev['reads'],
+                              '-' if dev['avg_read_kib'] is None else dev['avg_read_kib'], dev['status']))
     return '\n'.join(out) + '\n'
+
+
+# ---------------------------------------------------------------------------------------------
+# the observed reads (iotune_observe_seconds): words and sort keys shared by the renderings
+
+OBSERVED_RANK = {observe.WASTING: 0, observe.TOO_LITTLE: 1, observe.NO_WASTE: 2}
+
+
+def _whole(value):
+    return '%d' % round(value) if isinstance(value, (int, float)) else '?'
+
+
+def observed_words(host):
+    """``readahead wasting reads, 512 KiB per major fault`` / ``too little I/O to judge`` / ``not observed``."""
+    seen = host.get('observed')
+    if not seen:
+        return 'not observed'
+    figures = seen['host']
+    per_fault = figures.get('device_read_kib_per_major_fault')
+    if seen['status'] == observe.TOO_LITTLE:
+        return seen['status']
+    return '%s, %s' % (seen['status'], 'device read %s KiB per major fault' % per_fault
+                       if figures.get('basis') == 'device read bytes per major fault' and per_fault is not None
+                       else 'average read %s KiB' % figures.get('avg_read_kib'))
+
+
+def _status_class(status):
+    """The CSS class of an observed status: o-readahead-wasting-reads, o-too-little-IO-to-judge, o-no-waste-seen."""
+    return 'o-' + ''.join(c if c.isalnum() else '-' for c in status.replace('/', ''))
+
+
+def _readahead_words(ra):
+    """``live 4096 / profile 8 KiB`` of a configured read_ahead_kb, ``-`` when the audit does not know it."""
+    if not ra:
+        return '-'
+    return 'live %s / profile %s KiB' % (ra.get('live'), '-' if ra.get('profile') is None else ra.get('profile'))
 
 
 CSS = """
@@ -367,6 +446,7 @@ th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 details{margin:.4em 0}summary{cursor:pointer;font-weight:600}
 li.area{margin:.1em 0}code{background:#f4f4f4;padding:0 .2em}
 svg text{font-size:11px}
+.o-readahead-wasting-reads{background:#ffe0b3}.o-too-little-IO-to-judge{background:#eee;font-style:italic}
 """
 
 JS = """
@@ -423,11 +503,14 @@ def html(doc):
     for host in doc['hosts']:
         arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
         ras = [a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None]
+        seen = host.get('observed')
         rows.append('<tr class="v-%s" data-host="%s"><td>%s</td><td data-sort="%d">%s</td><td>%d</td><td>%s</td>'
-                    '<td data-sort="%s">%s</td></tr>'
+                    '<td data-sort="%s">%s</td><td data-sort="%d" class="%s">%s</td></tr>'
                     % (e(host['verdict']), e(str(host['host'])), e(str(host['host'])),
                        VERDICT_RANK.get(host['verdict'], 9), e(host['verdict']), len(host['items']), e(arrays),
-                       max(ras) if ras else -1, e(', '.join(str(r) for r in ras)) or '-'))
+                       max(ras) if ras else -1, e(', '.join(str(r) for r in ras)) or '-',
+                       OBSERVED_RANK.get(seen['status'], 8) if seen else 9,
+                       _status_class(seen['status']) if seen else 'o-none', e(observed_words(host))))
     details = []
     for host in doc['hosts']:
         lines = ['<details%s id="host-%s"><summary class="v-%s">%s: %s (%d item(s))</summary>'
@@ -452,6 +535,7 @@ def html(doc):
                 lines.append('<tr><td>%s</td><td>%s</td><td>%s</td></tr>'
                              % (e(dev['device']), e(cells[0]), e(cells[1])))
             lines.append('</table>')
+        lines.append(_observed_html(host.get('observed')))
         lines.append('</details>')
         details.append(''.join(lines))
     return ''.join([
@@ -464,9 +548,35 @@ def html(doc):
         _chart(doc),
         '<table id="hosts"><thead><tr><th data-key="host">Host</th><th data-key="verdict">Verdict</th>'
         '<th data-key="items">Items</th><th data-key="arrays">Arrays</th>'
-        '<th data-key="readahead">Array readahead (KiB)</th></tr></thead><tbody>',
+        '<th data-key="readahead">Array readahead (KiB)</th><th data-key="observed">Observed reads</th></tr></thead>'
+        '<tbody>',
         ''.join(rows), '</tbody></table>', ''.join(details),
         '<script>%s</script></body></html>\n' % JS])
+
+
+def _observed_html(seen):
+    """The observed reads of one host beside the configured readahead of each device (empty without a window)."""
+    if not seen:
+        return ''
+    e = html_lib.escape
+    figures = seen['host']
+    lines = ['<div class="observed"><p><b>Observed reads</b> (%s s, %s): <span class="%s">%s</span>; device read '
+             'bytes per major fault %s (%s major faults), average read %s KiB over %s reads; threshold %s KiB</p>'
+             % (e(_whole(seen['seconds'])), e(str(seen['verdict_reason'])), _status_class(seen['status']),
+                e(seen['status']),
+                '-' if figures.get('device_read_kib_per_major_fault') is None
+                else e('%s KiB' % figures['device_read_kib_per_major_fault']),
+                e(str(figures.get('major_faults'))), e(str(figures.get('avg_read_kib'))), e(str(figures.get('reads'))),
+                e(str(seen['threshold_kib'])))]
+    lines.append('<table class="observed-devices"><tr><th>Device</th><th>Readahead live / profile (configured)</th>'
+                 '<th>Reads</th><th>Average read (KiB)</th><th>Observed</th></tr>')
+    for dev in seen['devices']:
+        lines.append('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="%s">%s</td></tr>'
+                     % (e(dev['device']), e(_readahead_words(dev['read_ahead_kb'])), e(str(dev['reads'])),
+                        e('-' if dev['avg_read_kib'] is None else str(dev['avg_read_kib'])),
+                        _status_class(dev['status']), e(dev['status'])))
+    lines.append('</table></div>')
+    return ''.join(lines)
 
 
 def summary(doc):

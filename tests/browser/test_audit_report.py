@@ -6,7 +6,8 @@
 
 A synthetic fleet is rendered, loaded from a file:// URL with no network, screenshotted (kept in
 tests/output/browser/ as the test's artifact) and its DOM dumped after the page's script ran: the table
-sorted by the #sort= address must come out in that order, and the script must not fail.
+sorted by the #sort= address must come out in that order (also by the observed reads of the hosts' observe
+windows), and the script must not fail.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def chromium(*args):
 @pytest.fixture(scope='module')
 def page():
     os.makedirs(ARTIFACTS, exist_ok=True)
-    doc = storage_audit_fleet(synthetic_results(40), generated_at='2026-11-24T02:00:00Z')
+    doc = storage_audit_fleet(synthetic_results(40, observed=True), generated_at='2026-11-24T02:00:00Z')
     path = os.path.abspath(os.path.join(ARTIFACTS, 'storage_audit.html'))
     with open(path, 'w', encoding='utf-8') as f:
         f.write(audit.render(doc, 'html'))
@@ -77,3 +78,14 @@ def test_sorting_runs_in_the_browser(page):
     dom = chromium('--dump-dom', 'file://' + path + '#sort=host:desc').stdout
     assert [h for dummy, h in rows(dom)] == sorted((h['host'] for h in doc['hosts']), reverse=True)
     assert len(after) == doc['counts']['total'] == 40
+
+
+def test_sorting_by_the_observed_reads(page):
+    """The observed column (iotune_observe_seconds): wasting reads first, then too little I/O, no waste, none."""
+    doc, path = page
+    dom = chromium('--dump-dom', 'file://' + path + '#sort=observed:asc').stdout
+    order = [h for dummy, h in rows(dom)]
+    status = dict((h['host'], h['observed']['status'] if h.get('observed') else None) for h in doc['hosts'])
+    ranks = [audit.OBSERVED_RANK.get(status[h], 9) for h in order]
+    assert ranks == sorted(ranks) and ranks[0] == 0 and ranks[-1] == 9, list(zip(order, ranks))
+    assert 'data-sorted="5:asc"' in dom and dom.count('class="observed-devices"') == 39

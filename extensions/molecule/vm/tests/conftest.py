@@ -214,9 +214,9 @@ AUDIT_READ_FILES = "/etc/fstab %s %s /etc/sysctl.d/90-iotune-storage.conf /boot/
 AUDIT_CHECKSUMS = "sha256sum %s 2>/dev/null; true" % AUDIT_READ_FILES
 
 
-def run_audit(subrun, report_dir, fail_on_drift=False, verbose=False):
+def run_audit(subrun, report_dir, fail_on_drift=False, verbose=False, extra_vars=None):
     """(rc, output, report document, [(task name, this host's result)]) of one ``iotune.storage.audit`` run."""
-    extra = {"iotune_report_dir": str(report_dir), "iotune_audit_fail_on_drift": fail_on_drift}
+    extra = dict(extra_vars or {}, iotune_report_dir=str(report_dir), iotune_audit_fail_on_drift=fail_on_drift)
     argv = ["ansible-playbook", "iotune.storage.audit", "--limit", subrun.hostname] + subrun.inventory_args
     argv += ["-e", json.dumps(extra)]
     env = dict(subrun.env, ANSIBLE_PIPELINING="1")

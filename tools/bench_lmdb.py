@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026 iotune.storage contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -57,7 +56,7 @@ def create(args):
     os.makedirs(args.path, exist_ok=True)
     env = lmdb.open(args.path, map_size=args.entries * (args.value_bytes + 64) * 2, sync=False)
     rnd = random.Random(1)
-    value = bytes(rnd.getrandbits(8) for _ in range(args.value_bytes))
+    value = bytes(rnd.getrandbits(8) for dummy in range(args.value_bytes))
     t0 = time.monotonic()
     batch = 10000
     for start in range(0, args.entries, batch):
@@ -83,7 +82,7 @@ def gets(args):
     deadline = t0 + args.seconds
     with env.begin() as txn:
         while True:
-            for _ in range(16):
+            for dummy in range(16):
                 v = txn.get(b"%08d" % rnd.randrange(entries))
                 n += 1
                 if v is not None:
@@ -104,7 +103,7 @@ def in_cgroup(mib):
         f.write(str(mib << 20))
     argv = [sys.executable, os.path.abspath(__file__), "child"] + sys.argv[2:]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, preexec_fn=lambda: _join(CGROUP))
-    out, _ = proc.communicate()
+    out, dummy = proc.communicate()
     if proc.returncode:
         raise SystemExit("gets failed (rc %d)" % proc.returncode)
     return json.loads(out)
@@ -120,7 +119,7 @@ def get(args):
     runs = []
     try:
         set_ra(args.device, args.read_ahead_kb)
-        for _ in range(args.repeat):
+        for dummy in range(args.repeat):
             drop_caches()
             before = stat(args.device)
             res = in_cgroup(args.memory_max_mib) if args.memory_max_mib else gets(args)
@@ -146,7 +145,7 @@ def get(args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("create")
     c.add_argument("--path", required=True)

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) 2026 iotune.storage contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -100,7 +99,7 @@ def measure(job, devices, ra_kb, runtime):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     ap.add_argument("job", choices=sorted(JOBS))
     ap.add_argument("--devices", required=True, help="comma list of kernel names (vdb,vdc)")
     ap.add_argument("--read-ahead-kb", default="", help="comma list; buffered jobs only")
@@ -120,7 +119,7 @@ def main():
             if kb is not None:
                 for dev in devices:
                     write_ra(dev, kb)
-            runs = [measure(args.job, devices, kb, args.runtime) for _ in range(args.repeat)]
+            runs = [measure(args.job, devices, kb, args.runtime) for dummy in range(args.repeat)]
             out["points"].append({"read_ahead_kb": kb, "runs": runs})
     finally:
         for dev, kb in saved.items():

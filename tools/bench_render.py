@@ -16,10 +16,22 @@ BEGIN = "<!-- bench_converge:begin -->"
 COLS = (("throttled", "throttled"), ("unthrottled", "unthrottled"))
 
 
+def bold_ratio(r):
+    return "-" if r is None else "**%.1fx**" % r
+
+
+def phases_note(raw):
+    """'' when the raw data holds every phase of one run, else which phases this run measured."""
+    ran = raw.get("_phases_run") or []
+    if set(ran) >= {"unthrottled", "throttled", "field", "azure"}:
+        return ""
+    return " (phases %s of this run; the others are older)" % ", ".join(ran)
+
+
 def mmap_rows(raw):
     kb = raw.get("prepare", {}).get("md_default_kb", "?")
     head = ["", "| | %s |" % " | ".join(
-        "%s: md default (%s KiB) | %s: 8 KiB | %s: 8 KiB / default" % (c, kb, c, c) for c, _ in COLS),
+        "%s: md default (%s KiB) | %s: 8 KiB | %s: 8 KiB / default" % (c, kb, c, c) for c, dummy in COLS),
         "|---|" + "---|" * 6]
     metrics = (("IOPS (4 KiB page faults/s)", "iops", "%.0f", True),
                ("device MB/s", "device_bw_bytes", None, False),
@@ -29,22 +41,22 @@ def mmap_rows(raw):
     rows = []
     for label, key, pattern, is_ratio in metrics:
         cells = []
-        for phase, _ in COLS:
+        for phase, dummy in COLS:
             p = raw.get(phase) or {}
             d, c = p.get("mmap_default") or {}, p.get("mmap_cassandra") or {}
-            show = (lambda v: mbs(v)) if pattern is None else (lambda v, pat=pattern: fmt(v, pat))
+            show = mbs if pattern is None else (lambda v, pat=pattern: fmt(v, pat))
             r = ratio(c.get(key), d.get(key))
             cells += [show(d.get(key)), show(c.get(key)),
-                      ("**%.1fx**" % r if r is not None else "-") if is_ratio else (fmt(r, "%.3fx") if key != "p99_us" else "")]
+                      bold_ratio(r) if is_ratio else (fmt(r, "%.3fx") if key != "p99_us" else "")]
         rows.append("| %s | %s |" % (label, " | ".join(cells)))
     rows.append("| noise of IOPS (max-min)/median | %s |" % " | ".join(
         "%s | %s | " % (pct(noise_of((raw.get(p) or {}).get("mmap_default"), "iops")),
-                        pct(noise_of((raw.get(p) or {}).get("mmap_cassandra"), "iops"))) for p, _ in COLS))
+                        pct(noise_of((raw.get(p) or {}).get("mmap_cassandra"), "iops"))) for p, dummy in COLS))
     ref = ["", "Reference, 4 KiB readahead (one page per fault): " + "; ".join(
         "%s %s IOPS, %s amplification, %s" % (
             p, fmt(((raw.get(p) or {}).get("mmap_4k") or {}).get("iops"), "%.0f"),
             fmt(((raw.get(p) or {}).get("mmap_4k") or {}).get("read_amplification"), "%.2fx"),
-            mbs(((raw.get(p) or {}).get("mmap_4k") or {}).get("device_bw_bytes"))) for p, _ in COLS) + "."]
+            mbs(((raw.get(p) or {}).get("mmap_4k") or {}).get("device_bw_bytes"))) for p, dummy in COLS) + "."]
     return head + rows + ref
 
 
@@ -55,7 +67,7 @@ def lmdb_runs(res, key):
 def lmdb_rows(raw):
     kb = raw.get("prepare", {}).get("md_default_kb", "?")
     rows = ["", "| | %s |" % " | ".join(
-        "%s: md default (%s KiB) | %s: 8 KiB | %s: 8 KiB / default" % (c, kb, c, c) for c, _ in COLS),
+        "%s: md default (%s KiB) | %s: 8 KiB | %s: 8 KiB / default" % (c, kb, c, c) for c, dummy in COLS),
         "|---|" + "---|" * 6]
     for label, key, show, is_ratio in (("gets/s", "gets_per_s", lambda v: fmt(v, "%.0f"), True),
                                        ("device MB/s", "device_bw_bytes", mbs, False),
@@ -63,16 +75,16 @@ def lmdb_rows(raw):
                                        ("device MB read per run", "device_read_bytes",
                                         lambda v: fmt(None if v is None else v / 1e6, "%.1f"), False)):
         cells = []
-        for phase, _ in COLS:
+        for phase, dummy in COLS:
             p = raw.get(phase) or {}
             d, c = med(lmdb_runs(p.get("lmdb_default"), key)), med(lmdb_runs(p.get("lmdb_cassandra"), key))
             r = ratio(c, d)
-            cells += [show(d), show(c), ("**%.1fx**" % r if r is not None else "-") if is_ratio else fmt(r, "%.3fx")]
+            cells += [show(d), show(c), bold_ratio(r) if is_ratio else fmt(r, "%.3fx")]
         rows.append("| %s | %s |" % (label, " | ".join(cells)))
     rows.append("| noise of gets/s (max-min)/median | %s |" % " | ".join(
         "%s | %s | " % (pct(noise_list(lmdb_runs((raw.get(p) or {}).get("lmdb_default"), "gets_per_s"))),
                         pct(noise_list(lmdb_runs((raw.get(p) or {}).get("lmdb_cassandra"), "gets_per_s"))))
-        for p, _ in COLS))
+        for p, dummy in COLS))
     return rows
 
 
@@ -90,30 +102,30 @@ def seq_numbers(p):
 
 
 def seq_rows(raw):
-    nums = dict((phase, seq_numbers(raw.get(phase) or {})) for phase, _ in COLS)
-    rows = ["", "| measurement | %s |" % " | ".join("%s | %s: ratio to sum of members" % (c, c) for c, _ in COLS),
+    nums = dict((phase, seq_numbers(raw.get(phase) or {})) for phase, dummy in COLS)
+    rows = ["", "| measurement | %s |" % " | ".join("%s | %s: ratio to sum of members" % (c, c) for c, dummy in COLS),
             "|---|---|---|---|---|"]
     members = sorted(set(m for n in nums.values() for m in n["each"]))
     for m in members:
         rows.append("| member %s alone (median of 3) | %s |" % (m, " | ".join(
-            "%s | " % mbs(nums[p]["each"].get(m)) for p, _ in COLS)))
+            "%s | " % mbs(nums[p]["each"].get(m)) for p, dummy in COLS)))
     rows.append("| **sum of members, one at a time** | %s |" % " | ".join(
-        "**%s** | 1.00" % mbs(nums[p]["sum"]) for p, _ in COLS))
+        "**%s** | 1.00" % mbs(nums[p]["sum"]) for p, dummy in COLS))
     rows.append("| all members at once (raw, median of 3) | %s |" % " | ".join(
-        "%s | %s" % (mbs(nums[p]["all"]), fmt(ratio(nums[p]["all"], nums[p]["sum"]), "%.2f")) for p, _ in COLS))
+        "%s | %s" % (mbs(nums[p]["all"]), fmt(ratio(nums[p]["all"], nums[p]["sum"]), "%.2f")) for p, dummy in COLS))
     rows.append("| **array, buffered 128 KiB reads, readahead 4096 KiB** | %s |" % " | ".join(
         "%s | **%s**" % (mbs(nums[p]["buffered"]), fmt(ratio(nums[p]["buffered"], nums[p]["sum"]), "%.3f"))
-        for p, _ in COLS))
+        for p, dummy in COLS))
     rows.append("| array, O_DIRECT 1 MiB QD16 | %s |" % " | ".join(
-        "%s | %s" % (mbs(nums[p]["direct"]), fmt(ratio(nums[p]["direct"], nums[p]["sum"]), "%.3f")) for p, _ in COLS))
+        "%s | %s" % (mbs(nums[p]["direct"]), fmt(ratio(nums[p]["direct"], nums[p]["sum"]), "%.3f")) for p, dummy in COLS))
     rows.append("| noise of the array's buffered read | %s |" % " | ".join(
-        "%s | " % pct(noise_of((raw.get(p) or {}).get("seq_buffered"), "bw_bytes")) for p, _ in COLS))
+        "%s | " % pct(noise_of((raw.get(p) or {}).get("seq_buffered"), "bw_bytes")) for p, dummy in COLS))
     return rows, nums
 
 
 def target_values(raw):
     out = {}
-    for phase, _ in COLS:
+    for phase, dummy in COLS:
         p = raw.get(phase) or {}
         mm = ratio((p.get("mmap_cassandra") or {}).get("iops"), (p.get("mmap_default") or {}).get("iops"))
         lm = ratio(med(lmdb_runs(p.get("lmdb_cassandra"), "gets_per_s")),
@@ -133,9 +145,7 @@ def render(raw, out_path):
         "# Benchmarks",
         "",
         "Produced by `tools/benchmark` (`make benchmark`; do not edit by hand) at commit **%s**, started %s UTC, "
-        "%.0f min wall time%s." % (raw.get("commit", "?"), raw.get("_started", "?"), elapsed / 60.0,
-                                    "" if set(raw.get("_phases_run") or []) >= {"unthrottled", "throttled", "field", "azure"}
-                                    else " (phases %s of this run; the others are older)" % ", ".join(raw.get("_phases_run") or [])),
+        "%.0f min wall time%s." % (raw.get("commit", "?"), raw.get("_started", "?"), elapsed / 60.0, phases_note(raw)),
     ]
     if raw.get("dirty"):
         lines.append("Uncommitted paths at the start of the run: %s." % ", ".join("`%s`" % d for d in raw["dirty"]))
@@ -171,7 +181,7 @@ def render(raw, out_path):
             fmt(tv["throttled"]["lmdb"], "%.1fx"), ok(tv["throttled"]["lmdb"], 2), fmt(tv["unthrottled"]["lmdb"], "%.1fx")),
         "| array sequential buffered read (readahead 4096 KiB) / sum of its members read one at a time >= 0.9 "
         "| %s: %s | %s |" % (fmt(tv["throttled"]["seq"], "%.3f"), ok(tv["throttled"]["seq"], 0.9),
-                              fmt(tv["unthrottled"]["seq"], "%.3f")),
+                             fmt(tv["unthrottled"]["seq"], "%.3f")),
         "",
         "## Readahead amplification: md default vs the cassandra profile",
         "",
@@ -233,4 +243,4 @@ def write(out_path, lines):
     tail = old[old.index(BEGIN):] if BEGIN in old else ""
     text = "\n".join(lines) + ("\n" + tail if tail else "")
     path.write_text(text, encoding="utf-8")
-    print(text.split(BEGIN)[0])
+    print(text.split(BEGIN, maxsplit=1)[0])

@@ -108,7 +108,7 @@ def noise_table(raw):
         vals.append(("all members at once (MB/s)", noise_list([r["bw_bytes"] for r in runs(p.get("raw_all"))])))
         return vals
     t, u = col("throttled"), col("unthrottled")
-    return [(label, tv, uv) for (label, tv), (_, uv) in zip(t, u)]
+    return [(label, tv, uv) for (label, tv), (dummy, uv) in zip(t, u)]
 
 
 def section(raw):
@@ -255,7 +255,7 @@ def findings(raw, tv, nums):
         c8 = ((raw.get("throttled") or {}).get("mmap_cassandra") or {})
         secs = (c8.get("runtime_ms") or 0) / 1000.0
         req_s = (c8.get("device_read_ios") or 0) / secs if secs else None
-        lim, _ = model_limits(model_label(raw.get("throttled")))
+        lim, dummy = model_limits(model_label(raw.get("throttled")))
         members = len((raw.get("prepare") or {}).get("members") or []) or 4
         out.append("- mmap 4 KiB random reads: the cassandra profile's 8 KiB gives %.1fx the IOPS of md's default on "
                    "throttled members (target >= 10x %s); unthrottled %s, where the emulator, not the disks, limits both. "
@@ -289,7 +289,7 @@ def findings(raw, tv, nums):
                                                  fmt(ratio(min(v for v in per_run if v is not None),
                                                            sthr.get("sum")), "%.3f")))
     fld = raw.get("field") or {}
-    _, sweep = sweep_rows(fld)
+    dummy, sweep = sweep_rows(fld)
     if sweep.get(8) and sweep.get(16):
         out.append("- Field report, readahead cliff: on one `ebs-piops-2013` member, 8 KiB readahead reads %s, 16 KiB %s "
                    "(%.2fx) and 128 KiB %s: the cliff between 16 and 8 KiB (32 and 16 sectors) follows from the 16 KiB "
@@ -303,7 +303,7 @@ def findings(raw, tv, nums):
                    "(random 4 KiB); the report puts its 1.75x / 1.43x down to the instance's I/O channel, which these "
                    "runs leave out." % (ratio(pair["two_seq"], pair["one_seq"]) or 0,
                                         ratio(pair["two_rand"], pair["one_rand"]) or 0))
-        lim, _ = model_limits(model_label(raw.get("throttled")))
+        lim, dummy = model_limits(model_label(raw.get("throttled")))
         if lim and pair["two_rand"] and pair["two_rand"] < 0.9 * 2 * lim:
             out.append("  The random pair used %s of its 2 x %d IOPS while one member alone used %s of its %d: the "
                        "emulated guest, most likely, not the limits, capped the pair's random reads." % (

@@ -63,7 +63,7 @@ def parse(spec):
     if spec in PRESETS:
         return _model(spec, *PRESETS[spec])
     if ":" in spec:
-        name, _, arg = spec.partition(":")
+        name, dummy, arg = spec.partition(":")
         if name in PARAMETRIC:
             what, make = PARAMETRIC[name]
             if not arg.isdigit() or int(arg) < 1:
@@ -73,7 +73,7 @@ def parse(spec):
     if "=" in spec:
         values = {"iops": 0, "bps": 0, "iops_size": 0}
         for part in spec.split(","):
-            key, _, val = part.partition("=")
+            key, dummy, val = part.partition("=")
             if key.strip() not in CUSTOM_KEYS:
                 raise LabError(f"disk model: unknown limit {key.strip()!r} (known: {', '.join(CUSTOM_KEYS)})",
                                EXIT_USAGE)
@@ -92,7 +92,7 @@ def names():
 def assign(specs, count):
     """Models of `count` data disks from `--disk-model` values: `SPEC` for every disk, `I=SPEC` for disk I
     (0-based, later values win). Returns a list of `count` models."""
-    models = [parse("unlimited") for _ in range(count)]
+    models = [parse("unlimited") for dummy in range(count)]
     for value in specs or []:
         index, sep, spec = value.partition("=")
         if sep and index.strip().isdigit():
@@ -102,7 +102,7 @@ def assign(specs, count):
                                EXIT_USAGE)
             models[i] = parse(spec)
         else:
-            models = [parse(value) for _ in range(count)]
+            models = [parse(value) for dummy in range(count)]
     return models
 
 

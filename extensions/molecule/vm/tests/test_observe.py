@@ -11,8 +11,9 @@ first, as a database opens new files: a file keeps the readahead it was opened w
 first, since an unwritten extent reads without any device I/O). Then:
 
 1. the array's readahead put back by hand to md's default (what the kernel sets when the array starts), a tune of
-   the tuning stage (`--tags iotune_tuning,iotune_facts`) with a 30 s window: `observe.json` has `before` and `after`, device read bytes per major fault at least 10x lower
-   after, verdict `improved`, and the stand-in ran all along (same invocation, never restarted);
+   the tuning stage (`--tags iotune_tuning,iotune_facts`) with a 30 s window: `observe.json` has `before` and
+   `after`, device read bytes per major fault at least 10x lower after, verdict `improved`, and the stand-in ran
+   all along (same invocation, never restarted);
 2. negative control: `--tags iotune_observe` alone, nothing tuned between the windows: a ratio near 1, verdict
    `no change`;
 3. the audit with a window: md's default readahead put back by hand is `readahead wasting reads` (docs/audit.md);

@@ -326,8 +326,8 @@ def window(before, after, topo, devices=None, min_major_faults=DEFAULT_MIN_MAJOR
 IMPROVED, NO_CHANGE, WORSE, TOO_LITTLE_TO_COMPARE = 'improved', 'no change', 'worse', 'too little I/O'
 
 
-def _number(value):
-    """8.1, 63, 256: one decimal below 10, whole numbers above."""
+def short_number(value):
+    """8.1, 63, 256: one decimal below 10, whole numbers above (the reports' figures)."""
     text = '%.1f' % value if value < 10 else '%d' % round(value)
     return text[:-2] if text.endswith('.0') else text
 
@@ -336,16 +336,16 @@ def human_bytes(value):
     """512 KiB, 8.1 KiB, 2 MiB, 900 B."""
     for unit, size in (('GiB', 1 << 30), ('MiB', 1 << 20), ('KiB', 1 << 10)):
         if value >= size:
-            return '%s %s' % (_number(float(value) / size), unit)
-    return '%s B' % _number(float(value))
+            return '%s %s' % (short_number(float(value) / size), unit)
+    return '%s B' % short_number(float(value))
 
 
 def ratio_words(ratio):
     """``63x less``, ``2.5x more`` or ``about the same`` (within 0.5..2x) for before / after."""
     if ratio >= 2:
-        return '%sx less' % _number(ratio)
+        return '%sx less' % short_number(ratio)
     if ratio <= 0.5:
-        return '%sx more' % _number(1.0 / ratio) if ratio > 0 else 'more'
+        return '%sx more' % short_number(1.0 / ratio) if ratio > 0 else 'more'
     return 'about the same'
 
 
@@ -383,7 +383,7 @@ def compare(before, after):
             human_bytes(per_fault['before']), human_bytes(per_fault['after']), _words(per_fault)))
     if request['ratio']:
         parts.append('average read request %s -> %s KiB%s' % (
-            _number(request['before']), _number(request['after']),
+            short_number(request['before']), short_number(request['after']),
             '' if per_fault['ratio'] else ', ' + _words(request)))
     result['summary'] = '; '.join(parts)
     return result

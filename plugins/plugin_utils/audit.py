@@ -390,7 +390,7 @@ def markdown(doc):
             out.append('- note: %s' % note)
         seen = host.get('observed')
         if seen:
-            out.append('- observed for %s s: %s' % (_whole(seen['seconds']), observed_words(host)))
+            out.append('- observed for %s s: %s' % (observe.whole(seen['seconds']), observed_words(host)))
             for dev in seen['devices']:
                 out.append('  - %s: readahead %s, %s reads, average read %s KiB: %s'
                            % (dev['device'], _readahead_words(dev['read_ahead_kb']), dev['reads'],
@@ -402,10 +402,6 @@ def markdown(doc):
 # the observed reads (iotune_observe_seconds): words and sort keys shared by the renderings
 
 OBSERVED_RANK = {observe.WASTING: 0, observe.TOO_LITTLE: 1, observe.NO_WASTE: 2}
-
-
-def _whole(value):
-    return '%d' % round(value) if isinstance(value, (int, float)) else '?'
 
 
 def observed_words(host):
@@ -562,7 +558,7 @@ def _observed_html(seen):
     figures = seen['host']
     lines = ['<div class="observed"><p><b>Observed reads</b> (%s s, %s): <span class="%s">%s</span>; device read '
              'bytes per major fault %s (%s major faults), average read %s KiB over %s reads; threshold %s KiB</p>'
-             % (e(_whole(seen['seconds'])), e(str(seen['verdict_reason'])), _status_class(seen['status']),
+             % (e(observe.whole(seen['seconds'])), e(str(seen['verdict_reason'])), _status_class(seen['status']),
                 e(seen['status']),
                 '-' if figures.get('device_read_kib_per_major_fault') is None
                 else e('%s KiB' % figures['device_read_kib_per_major_fault']),

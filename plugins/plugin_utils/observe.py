@@ -29,6 +29,10 @@ def window_of(result, name):
     if not isinstance(result, dict) or result.get('skipped') or result.get('failed') or 'host' not in result:
         raise ObserveReportError('observe_report: the %s window is not an io_observe result (skipped or failed?): %s'
                                  % (name, _short(result)))
+    return _window_keys(result)
+
+
+def _window_keys(result):
     return dict((key, result.get(key)) for key in WINDOW_KEYS)
 
 
@@ -57,11 +61,12 @@ def summary_line(observe_report):
     comparison = observe_report['comparison']
     verdict = '' if comparison['verdict'] == io_observe.TOO_LITTLE_TO_COMPARE else comparison['verdict'] + '; '
     return 'observed reads (%s s before and after the tuning): %s%s%s' % (
-        _number(observe_report['before'].get('seconds')), verdict, comparison['summary'],
+        whole(observe_report['before'].get('seconds')), verdict, comparison['summary'],
         ' (%s)' % CHECK_NOTE if observe_report.get('check_mode') else '')
 
 
-def _number(value):
+def whole(value):
+    """A window's seconds as a whole number, ``?`` when unknown (the summary line and the audit's reports)."""
     return '%d' % round(value) if isinstance(value, (int, float)) else '?'
 
 
@@ -84,7 +89,7 @@ def audit_window(result):
     if not isinstance(result, dict) or result.get('failed') or result.get('unreachable') or 'host' not in result:
         message = result.get('msg') if isinstance(result, dict) else None
         return None, 'the io_observe window did not run: %s' % (message or _short(result))
-    return dict((key, result.get(key)) for key in WINDOW_KEYS), None
+    return _window_keys(result), None
 
 
 def _kib(value):
@@ -108,7 +113,7 @@ def waste(window, configured=None, threshold_kib=WASTE_THRESHOLD_KIB):
     min_faults = thresholds.get('min_major_faults', io_observe.DEFAULT_MIN_MAJOR_FAULTS)
     min_reads = thresholds.get('min_device_reads', io_observe.DEFAULT_MIN_DEVICE_READS)
     measured = window.get('verdict') == 'measured'
-    seconds = _number(window.get('seconds'))
+    seconds = whole(window.get('seconds'))
     limit = threshold_kib * 1024
     figures = window.get('host') or {}
     per_fault = figures.get('device_read_bytes_per_major_fault')
@@ -131,7 +136,7 @@ def waste(window, configured=None, threshold_kib=WASTE_THRESHOLD_KIB):
         host['status'] = WASTING
         findings.append({'subject': 'host (%s)' % ', '.join(host['devices']),
                          'message': '%s: average read request %s KiB over %s reads in %s s (threshold %d KiB)'
-                                    % (WASTING, _figure(figures['avg_read_kib']), figures.get('reads'),
+                                    % (WASTING, io_observe.short_number(figures['avg_read_kib']), figures.get('reads'),
                                        seconds, threshold_kib)})
     else:
         host['status'] = NO_WASTE
@@ -147,7 +152,7 @@ def waste(window, configured=None, threshold_kib=WASTE_THRESHOLD_KIB):
             row['status'] = WASTING
             findings.append({'subject': name, 'message': '%s: average read request %s KiB over %s reads in %s s '
                                                          '(threshold %d KiB)%s'
-                             % (WASTING, _figure(row['avg_read_kib']), row['reads'], seconds,
+                             % (WASTING, io_observe.short_number(row['avg_read_kib']), row['reads'], seconds,
                                 threshold_kib, _configured_words(ra))})
         else:
             row['status'] = NO_WASTE
@@ -156,12 +161,6 @@ def waste(window, configured=None, threshold_kib=WASTE_THRESHOLD_KIB):
     return {'seconds': window.get('seconds'), 'verdict': window.get('verdict'),
             'verdict_reason': window.get('verdict_reason'), 'threshold_kib': threshold_kib, 'status': status,
             'host': host, 'devices': devices, 'findings': findings, 'notes': list(window.get('notes') or [])}
-
-
-def _figure(value):
-    """8.1, 63, 512: one decimal below 10, whole numbers above."""
-    text = '%.1f' % value if value < 10 else '%d' % round(value)
-    return text[:-2] if text.endswith('.0') else text
 
 
 def _configured_words(ra):

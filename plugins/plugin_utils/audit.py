@@ -187,7 +187,9 @@ def _arrays(plan, facts):
             items.append(_item('mdadm.conf', subject, 'no mdadm.conf (%s)' % conf.get('path')))
         else:
             items.extend(_array_lines('mdadm.conf', name, uuid, conf.get('lines') or []))
-        if initramfs.get('checked'):
+        # an ephemeral array is not compared with the initramfs: its boot unit assembles or re-creates it in the
+        # real root, and a re-creation gives it a new UUID that no rebuild follows (docs/ephemeral.md)
+        if initramfs.get('checked') and not planned.get('ephemeral'):
             items.extend(_array_lines('initramfs', name, uuid, initramfs.get('lines') or []))
     if not initramfs.get('checked') and plan.get('raid0_arrays'):
         notes.append('initramfs: %s' % (initramfs.get('error') or 'not checked'))

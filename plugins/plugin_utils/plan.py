@@ -814,7 +814,9 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     for e in entries:
         raid0.append({'name': e['name'], 'devices': e['devices'], 'chunk_kb': e['chunk_kb'],
                       'wipe_devices': e['wipe_devices'], 'allow_shared_disk': e['allow_shared_disk'],
-                      'allow_single_device': e['allow_single_device']})
+                      'allow_single_device': e['allow_single_device'],
+                      # its boot unit re-creates it in the real root: its ARRAY line never needs an initramfs rebuild
+                      'ephemeral': e['ephemeral']})
         fs = {'device': '/dev/md/' + e['name'], 'label': e['label'], 'mountpoint': e['mountpoint'],
               'mount_options': e['mount_options'], 'services': e['services'], 'move_from': e['move_from'],
               # data on the array can only come from members the user opted in to wipe

@@ -135,6 +135,25 @@ def test_initramfs_lines(fake_host):
     assert result['verdict'] == 'ok' and result['notes'] == []
 
 
+def test_an_ephemeral_array_is_not_compared_with_the_initramfs(fake_host):
+    """Its boot unit re-creates it in the real root after a stop/start (new UUID, no initramfs rebuild): an old or
+    missing line in the initramfs is not drift; mdadm.conf is still compared (negative control: the same plan without
+    ephemeral reports both)."""
+    h = tuned_host(fake_host)
+    old = 'ARRAY /dev/md/data metadata=1.2 UUID=deadbeef:deadbeef:deadbeef:deadbeef name=data\n'
+    image = {'checked': True, 'image': '/boot/initrd.img', 'error': None, 'lines': host_audit.parse_array_lines(old)}
+    ephemeral = copy.deepcopy(PLAN)
+    ephemeral['raid0_arrays'][0]['ephemeral'] = True
+    result = audit.compare(facts_of(h, read_initramfs=lambda: image), ephemeral)
+    assert result['verdict'] == 'ok' and result['notes'] == [], result['items']
+    found = messages(audit.compare(facts_of(h, read_initramfs=lambda: image), PLAN))
+    assert [a for a, m in found] == ['initramfs', 'initramfs'], found
+    h.write('etc/mdadm/mdadm.conf', h.read('etc/mdadm/mdadm.conf') + old)
+    found = messages(audit.compare(facts_of(h, read_initramfs=lambda: image), ephemeral))
+    assert found == [('mdadm.conf', 'stale ARRAY line in mdadm.conf: %s (the running array is UUID=%s)'
+                      % (old.strip(), UUID))], found
+
+
 def test_facts_of_another_schema_are_refused():
     with pytest.raises(ValueError, match='schema version 9'):
         audit.compare({'schema_version': 9}, PLAN)

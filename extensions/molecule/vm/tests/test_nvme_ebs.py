@@ -12,7 +12,7 @@ that match the serial (ebs_volume_id, serial) take the same udev path as on EC2.
 On these runs the converge chooses the members by cloud identity (group_vars/all.yml, docs/cloud.md):
 array `data` from {ebs_volume_id: vol-...} selectors. The two disks the lab marks as instance store (SCSI,
 a GCP local SSD's identity; docs/lab.md) are resolved here by {instance_store: all}; the array `scratch`
-on them is built, power-cycled blank and refused by test_zzz_ephemeral.py, the scenario's last test.
+on them is built and power-cycled blank by test_zya_ephemeral.py, and refused in test_zz_degraded_boot.py's boot.
 """
 
 from __future__ import annotations

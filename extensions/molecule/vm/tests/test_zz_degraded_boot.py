@@ -12,6 +12,10 @@ Before the reboot it also checks the fleet audit (issue 14) on the degraded host
 unplug, one ``iotune.storage.audit`` run names all four deviations, exits non-zero with
 ``iotune_audit_fail_on_drift`` and changes nothing (checksums, no changed host task). The rules file and
 mdadm.conf are put back before the reboot, so the boot checks below see the converged configuration.
+
+On the NVMe runs the same boot also proves the ephemeral array's refusal (test_zya_ephemeral.py, step 3): its two
+instance-store disks zeroed and an XFS with a file put on one of them before the reboot. One boot with both kinds of
+broken storage: a boot under emulation is minutes, and each proof is its own test below.
 """
 import subprocess
 import time
@@ -32,6 +36,7 @@ from conftest import (
     run_audit,
     wait_for_multi_user,
 )
+from test_zya_ephemeral import break_scratch, check_scratch_refused, instance_store_disks
 
 MOUNTPOINT = "/var/lib/cassandra"
 
@@ -70,44 +75,51 @@ def audit_names_the_drift(subrun, tmp_path, member):
     assert lab_ssh(AUDIT_CHECKSUMS).stdout == before
 
 
-def test_boot_with_a_missing_member(lab_disks, subrun, tmp_path):
+@pytest.fixture(scope="module")
+def broken_boot(lab_disks, subrun, tmp_path_factory):
+    """The member unplugged and the audit of the degraded host; on the NVMe runs the instance-store disks broken
+    too (test_zya_ephemeral.break_scratch); then one reboot."""
     member = lab_disks[3]
-    # The array is healthy and mounted before.
     assert lab_ssh("findmnt", "-n", MOUNTPOINT).stdout.strip()
     assert lab_ssh("test", "-e", member["by_id"], check=False).returncode == 0
-    # Three more deviations for the audit below (put back before the reboot).
     lab_ssh("cp", "-p", AUDIT_RULES, "/root/audit-rules.bak")
     lab_ssh("cp", "-p", AUDIT_CONF, "/root/audit-mdadm.conf.bak")
     lab_ssh("blockdev", "--setra", "4096", "/dev/md/data")
     lab_ssh("rm", AUDIT_RULES)
-    # one string: ssh hands the remote shell its arguments joined by spaces
     lab_ssh("echo '%s' >> %s" % (AUDIT_STALE, AUDIT_CONF))
 
     subprocess.run([LAB, "detach-disk", VM, member["serial"]], check=True, timeout=120)
-    # The guest saw the disk go away.
     deadline = time.monotonic() + 60
     while lab_ssh("test", "-e", member["by_id"], check=False).returncode == 0:
         assert time.monotonic() < deadline, "%s still present after detach" % member["by_id"]
         time.sleep(2)
 
     try:
-        audit_names_the_drift(subrun, tmp_path, member)
+        audit_names_the_drift(subrun, tmp_path_factory.mktemp("degraded"), member)
     finally:
         lab_ssh("cp", "-p", "/root/audit-rules.bak", AUDIT_RULES)
         lab_ssh("cp", "-p", "/root/audit-mdadm.conf.bak", AUDIT_CONF)
 
+    instance_store = instance_store_disks()
+    scratch = break_scratch(instance_store) if instance_store else None
+
     reboot_guest()
-    # Reached multi-user, not emergency/rescue mode. multi-user.target waits for the stand-in service's
-    # job, which fails once the filesystem's device timeout (90 s) runs out: poll.
     wait_for_multi_user()
-    # The missing member stays missing, and the incomplete array's filesystem is simply not mounted.
+    return {"member": member, "scratch": scratch}
+
+
+def test_boot_with_a_missing_member(broken_boot):
+    member = broken_boot["member"]
     assert lab_ssh("test", "-e", member["by_id"], check=False).returncode != 0
     assert lab_ssh("findmnt", "-n", MOUNTPOINT, check=False).returncode != 0
-    # The fstab entry is still there (nofail kept the boot going, nothing was rewritten).
     fstab = lab_ssh("cat", "/etc/fstab").stdout
     line = [ln for ln in fstab.splitlines() if MOUNTPOINT in ln]
     assert len(line) == 1 and "nofail" in line[0] and line[0].startswith("UUID="), fstab
-    # The stand-in database (services: [iotune-standin], RequiresMountsFor drop-in) did not start on the
-    # empty mount point: it is not active and nothing was written under the mount point on the root disk.
     assert lab_ssh("systemctl", "is-active", "iotune-standin.service", check=False).stdout.strip() != "active"
     assert lab_ssh("ls", "-A", MOUNTPOINT).stdout.strip() == ""
+
+
+def test_an_ephemeral_array_on_disks_with_a_filesystem_is_refused_and_left_untouched(broken_boot):
+    if broken_boot["scratch"] is None:
+        pytest.skip("no instance-store disks: the lab adds them on the NVMe runs only")
+    check_scratch_refused(broken_boot["scratch"])

@@ -4,18 +4,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Instance-store arrays come back after a stop/start (issue 12, docs/ephemeral.md); NVMe runs only.
 
-The lab gives the NVMe runs two SCSI disks with a GCP local SSD's identity (instance store). This file
-runs last (its name sorts last): test_zz_degraded_boot.py leaves `data` broken for good, and nothing runs
-after this one. In order, on one VM:
+The lab gives the NVMe runs two SCSI disks with a GCP local SSD's identity (instance store). This file runs after
+test_zy_audit.py (whose plan has `data` alone) and before test_zz_degraded_boot.py, whose one reboot also proves this
+file's refusal. In order, on one VM:
 
 1. tune with only `scratch` ({instance_store: all, count: 2}, ephemeral: true, group_vars/all.yml) and a
-   stand-in service for it: the RAID0, its XFS and the boot unit are installed;
+   stand-in service for it: the RAID0, its XFS and the boot unit are installed, and the initramfs is not rebuilt;
 2. power off, both instance-store disks come back blank (``tools/lab stop-start --blank``), boot: the unit
    re-created the RAID0 and its XFS (new md and filesystem UUIDs), fstab and mdadm.conf agree with them,
-   the mount and the profile's readahead are back and the stand-in started on the new filesystem;
-3. the array stopped and both disks zeroed in the guest, an XFS with a file put on one of them, a reboot:
-   the unit refuses and names that disk; the file's checksum is unchanged, the other disk is still all
-   zeros, fstab and mdadm.conf are unchanged, multi-user is reached and the stand-in is held back.
+   the mount and the profile's readahead are back and the stand-in started on the new filesystem; the audit of
+   `scratch` finds nothing to say (the initramfs has no line of the new UUID, and wants none);
+3. (test_zz_degraded_boot.py, with break_scratch and check_scratch_refused below) the array stopped and both disks
+   zeroed in the guest, an XFS with a file put on one of them, a reboot: the unit refuses and names that disk; the
+   file's checksum is unchanged, the other disk is still all zeros, fstab and mdadm.conf are unchanged, multi-user
+   is reached and the stand-in is held back. One boot proves that and the degraded boot of `data` (a boot under
+   emulation is minutes).
 """
 import base64
 import json
@@ -23,7 +26,7 @@ import subprocess
 
 import pytest
 
-from conftest import LAB, VM, lab_inventory_disks, lab_ssh, reboot_guest, run_audit, wait_for_multi_user
+from conftest import LAB, VM, lab_inventory_disks, lab_ssh, run_audit, wait_for_multi_user
 
 MOUNTPOINT = "/srv/scratch"
 UNIT = "iotune-ephemeral-scratch.service"
@@ -40,7 +43,7 @@ def initramfs_builds():
 
 @pytest.fixture(scope="module")
 def instance_store():
-    disks = [d for d in lab_inventory_disks() if d.get("instance_store")]
+    disks = instance_store_disks()
     if not disks:
         pytest.skip("no instance-store disks: the lab adds them on the NVMe runs only")
     assert len(disks) == 2, disks
@@ -157,9 +160,15 @@ def test_the_audit_of_a_re_created_array_does_not_ask_for_an_initramfs_rebuild(s
     assert [a["state"] for a in host["arrays"] if a["name"] == "scratch"] == ["active"], host["arrays"]
 
 
-def test_a_disk_with_a_filesystem_is_refused_and_left_untouched(instance_store):
+def instance_store_disks():
+    """The two instance-store disks of an NVMe run, or [] (the lab adds them on the NVMe runs only)."""
+    return [d for d in lab_inventory_disks() if d.get("instance_store")]
+
+
+def break_scratch(instance_store):
+    """Step 3, before the reboot (test_zz_degraded_boot.py): new disks at the next boot, zero except an XFS with a
+    file on the first one. Returns what check_scratch_refused compares after the reboot."""
     first, second = instance_store[0]["by_id"], instance_store[1]["by_id"]
-    # new disks at the next boot: zero, except an XFS with a file on the first one
     sh("systemctl stop %s && umount %s && mdadm --stop /dev/md/scratch && for d in %s %s; do"
        " dd if=/dev/zero of=$d bs=1M count=$(( $(blockdev --getsize64 $d) / 1048576 )) oflag=direct status=none;"
        " done" % (STANDIN, MOUNTPOINT, first, second))
@@ -170,11 +179,13 @@ def test_a_disk_with_a_filesystem_is_refused_and_left_untouched(instance_store):
     sh("mount -o ro %s %s" % (first, PROBE))
     checksum = lab_ssh("sha256sum", PROBE + "/precious.bin").stdout.split()[0]
     lab_ssh("umount", PROBE)
-    config = lab_ssh("sha256sum", "/etc/fstab", CONF).stdout
+    return {"first": first, "second": second, "checksum": checksum,
+            "config": lab_ssh("sha256sum", "/etc/fstab", CONF).stdout}
 
-    reboot_guest()
-    wait_for_multi_user()
 
+def check_scratch_refused(broken):
+    """Step 3, after the reboot: the unit refused and named the disk; nothing was written anywhere."""
+    first, second = broken["first"], broken["second"]
     assert lab_ssh("systemctl", "is-failed", UNIT, check=False).stdout.strip() == "failed"
     journal = lab_ssh("journalctl", "-b", "-u", UNIT, "--no-pager").stdout
     print(journal)
@@ -184,11 +195,11 @@ def test_a_disk_with_a_filesystem_is_refused_and_left_untouched(instance_store):
     assert lab_ssh("test", "-e", "/dev/md/scratch", check=False).returncode != 0
     sh("mount -o ro,norecovery %s %s" % (first, PROBE))
     try:
-        assert lab_ssh("sha256sum", PROBE + "/precious.bin").stdout.split()[0] == checksum
+        assert lab_ssh("sha256sum", PROBE + "/precious.bin").stdout.split()[0] == broken["checksum"]
     finally:
         lab_ssh("umount", PROBE, check=False)
     assert sh("cmp -s -n $(blockdev --getsize64 %s) %s /dev/zero" % (second, second), check=False).returncode == 0
-    assert lab_ssh("sha256sum", "/etc/fstab", CONF).stdout == config
+    assert lab_ssh("sha256sum", "/etc/fstab", CONF).stdout == broken["config"]
     # the host is up, the array's service held back, nothing written under the empty mount point
     assert lab_ssh("systemctl", "is-active", STANDIN, check=False).stdout.strip() != "active"
     assert lab_ssh("findmnt", "-n", MOUNTPOINT, check=False).returncode != 0

@@ -25,6 +25,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import device_safet
 from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import holders
+from ansible_collections.iotune.storage.plugins.module_utils import io_observe
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 
@@ -325,6 +326,14 @@ def preflight_call(module, view):
             raise PreflightFailure('preflight could not read the files: %s' % e)
     if params['os_facts']:
         extra['ansible_facts'] = Distribution(module=module).get_distribution_facts()
+    if params['observe_unit']:
+        # the tune and audit roles' observation windows read this unit's processes (io_observe): one that does not run
+        # is bad input, refused here with the rest before any change rather than by the first window
+        try:
+            io_observe.unit_cgroup(view, params['observe_unit'], module.run_command)
+        except io_observe.ObserveError as e:
+            raise PreflightFailure('preflight refused the plan (nothing was changed): iotune_observe_unit: %s' % e,
+                                   problems=['iotune_observe_unit: %s' % e])
     missing_services = unknown_units(module, params['services'])
     for unit in missing_services or []:
         module.warn('service %s is not known to systemd on this host: a typo, or not installed yet (the drop-in that '

@@ -154,9 +154,16 @@ options:
     type: list
     elements: str
     default: []
+  observe_unit:
+    description:
+      - The systemd unit whose processes the observation windows of the tune and audit roles read
+        (C(iotune_observe_unit), the observe guide of the collection); the call fails
+        unless it runs (a cgroup with processes, found as M(iotune.storage.io_observe) finds it), so that a unit that
+        is not running is refused with the rest of the input, before any change.
+    type: str
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages), C(systemctl show)
-    with O(services)); reads sysfs,
+    with O(services), and with O(observe_unit) when its cgroup is not at the usual place); reads sysfs,
     C(/proc/self/mountinfo), C(/proc/swaps), the fstab file and the files of O(files); writes nothing.
 extends_documentation_fragment:
   - iotune.storage.attributes
@@ -308,6 +315,7 @@ def argument_spec():
         packages=dict(type='list', elements='str', default=[]),
         files=dict(type='list', elements='str'),
         services=dict(type='list', elements='str', default=[]),
+        observe_unit=dict(type='str'),
     )
 
 

@@ -399,3 +399,23 @@ def test_main_warns_about_a_service_systemd_does_not_know(main_on_host, monkeypa
 def test_main_without_systemctl_reports_null(main_on_host, capsys):
     code, result = run_module(mod, {'arrays': [array()], 'services': ['cassandra.service']}, capsys)
     assert code == 0 and result['services_missing'] is None and 'warnings' not in result
+
+
+# ---- observe_unit: the unit of the observation windows must run, refused before any change ------------------------
+
+def test_an_observe_unit_that_runs_passes(main_on_host, capsys):
+    host = main_on_host
+    host.write('sys/fs/cgroup/system.slice/cassandra.service/cgroup.procs', '4711\n')
+    code, result = run_module(mod, {'arrays': [array()], 'observe_unit': 'cassandra'}, capsys)
+    assert code == 0, result
+    assert not [c for c in host.calls if 'systemctl' in c[0]]      # found at the usual place: no systemctl
+
+
+def test_an_observe_unit_that_does_not_run_is_refused(main_on_host, monkeypatch, capsys):
+    host = main_on_host
+    on_fake_host(monkeypatch, mod, host, {'blkid': 'blkid', 'wipefs': 'wipefs', 'systemctl': SYSTEMCTL})
+    host.on(['systemctl', 'show', '-p', 'ControlGroup', '--value', 'mongod.service'], out='\n')
+    code, result = run_module(mod, {'arrays': [array()], 'observe_unit': 'mongod'}, capsys)
+    assert code == 1, result
+    assert result['msg'] == ('preflight refused the plan (nothing was changed): iotune_observe_unit: unit mongod.service: '
+                             'no cgroup with processes found (is it running?)'), result['msg']

@@ -254,6 +254,9 @@ def validate_profile(name, data, overrides):
                         % ('s' if len(typos) > 1 else '', ', '.join(typo + did_you_mean(typo, paths) for typo in typos),
                            ', '.join(PROFILE_REQUIRED + ('services', 'kernel'))))
     profile = merge(data or {}, overrides)
+    if 'fio_verify_jobs' in overrides:
+        # own jobs replace the profile's, and with them its thresholds, which name its jobs: only those given apply
+        profile['fio_verify_thresholds'] = copy.deepcopy(overrides.get('fio_verify_thresholds', {}))
     where = "profile '%s'" % name
     missing = [k for k in PROFILE_REQUIRED if dotted_get(profile, k) is None]
     if missing:
@@ -401,6 +404,18 @@ def _array_problems(index, entry, profile):
     return out, problems
 
 
+def _label_source(label, entries, arrays):
+    """A label two arrays share, with the arrays; "derived" when one of them gave none (the label is then the
+    first 12 characters of its name, a value the user never wrote)."""
+    given = dict((a.get('name'), a.get('label')) for a in arrays if isinstance(a, dict))
+    names = [e['name'] for e in entries if e.get('label') == label]
+    derived = [n for n in names if given.get(n) is None]
+    if not derived:
+        return '%s (arrays %s)' % (label, ', '.join(names))
+    return ('%s (arrays %s; derived from the first %d characters of the name of %s: give each array its own label)'
+            % (label, ', '.join(names), XFS_LABEL_MAX, ', '.join(derived)))
+
+
 def _array_members(entry, out, bad):
     """devices (paths or selectors, unique), allow_single_device, and wipe_devices/allow_shared_disk among them."""
     raw_devices = entry['devices']
@@ -411,7 +426,9 @@ def _array_members(entry, out, bad):
     paths = [d for d in devices if isinstance(d, str)]
     not_dev = [d for d in paths if not d.startswith('/dev/') or '\n' in d]
     if not_dev:
-        bad('devices must be /dev paths: %s' % ', '.join(not_dev))
+        # quoted when it holds a blank or a control character, which would not show in the message
+        bad('devices must be /dev paths: %s'
+            % ', '.join(d if d.isprintable() and d == d.strip() else repr(d) for d in not_dev))
     shown = [member_text(d) for d in devices]
     if len(shown) != len(set(shown)):
         bad('devices are not unique: %s' % ', '.join(shown))
@@ -520,7 +537,8 @@ def validate_arrays(arrays, profile):
         values = [e[key] for e in entries if e.get(key)]
         dup = sorted(set(v for v in values if values.count(v) > 1))
         if dup:
-            problems.append('iotune_arrays: %s must be unique across arrays: %s' % (what, ', '.join(dup)))
+            shown = [_label_source(v, entries, arrays) for v in dup] if key == 'label' else dup
+            problems.append('iotune_arrays: %s must be unique across arrays: %s' % (what, ', '.join(shown)))
     owners = {}
     for entry in entries:
         for dev in entry['devices']:

@@ -171,9 +171,7 @@ CASES = [
     refused('single', 'devices', 'a RAID0 of one device', arrays=[arr(devices=[A])]),
     refused('two-arrays', 'devices', 'a device can be a member of one array only: %s (in data, logs)' % B,
             arrays=[arr(), arr('logs', (B, C), '/srv/logs')]),
-    refused('newline-path', 'devices', "devices must be /dev paths: '/dev/vdb\\n'", arrays=[arr(devices=['/dev/vdb\n', B])],
-            xfail='a device path with a trailing newline is refused, but the message shows it as "/dev/vdb" (no repr, '
-                  'and the error strips the newline), which looks like a correct path: the culprit is not visible'),
+    refused('newline-path', 'devices', "devices must be /dev paths: '/dev/vdb\\n'", arrays=[arr(devices=['/dev/vdb\n', B])]),
     accepted('single-opt-in', 'devices', RAID + ('devices',), [A], arrays=[arr(devices=[A], allow_single_device=True)]),
     accepted('four', 'devices', RAID + ('devices',), [A, B, C, D], arrays=[arr(devices=(A, B, C, D))]),
     refused('alias-same-array', 'devices', '%s and /dev/vdb are the same device' % A,
@@ -277,10 +275,9 @@ CASES = [
     accepted('12-chars', 'label', FS + ('label',), 'cassandra_01', arrays=[arr(label='cassandra_01')]),
     accepted('plus', 'label', FS + ('label',), 'db+1', arrays=[arr(label='db+1')]),
     coerced('from-long-name', 'label', FS + ('label',), 'cassandra_co', arrays=[arr('cassandra_commitlog')]),
-    refused('derived-twice', 'label', 'cassandra_data1',
-            arrays=[arr('cassandra_data1'), arr('cassandra_data2', (C, D), '/srv/logs')],
-            xfail='two long array names give the same derived label: the refusal names only the label '
-                  'cassandra_da, which the user never wrote, not the arrays (nor that the label is derived)'),
+    refused('derived-twice', 'label', 'cassandra_da (arrays cassandra_data1, cassandra_data2; derived from the first 12 '
+            'characters of the name of cassandra_data1, cassandra_data2: give each array its own label)',
+            arrays=[arr('cassandra_data1'), arr('cassandra_data2', (C, D), '/srv/logs')]),
 
     # --- mount points --------------------------------------------------------------------------------------------
     refused('root', 'mountpoint', '/ is the root directory', arrays=[arr(mountpoint='/')]),
@@ -558,10 +555,12 @@ CASES = [
     accepted('read-job', 'fio_verify_jobs', ('fio_verify', 0, 'jobs', 0, 'rw'), 'read', profile='streaming',
              overrides={'fio_verify_jobs': [{'name': 'seq', 'rw': 'read', 'bs': '1m'}], 'fio_verify_thresholds': {}}),
     accepted('own-jobs-over-a-profile', 'fio_verify_jobs', ('profile', 'fio_verify_thresholds'), {},
-             overrides={'fio_verify_jobs': [{'name': 'seq', 'rw': 'read', 'bs': '1m'}], 'fio_verify_thresholds': {}},
-             xfail='own fio_verify_jobs over the cassandra or mongodb profiles cannot be given: the recursive merge keeps '
-                   'the profile\'s thresholds of its own jobs (thresholds: {} merges to them), and the plan refuses '
-                   '"fio_verify_thresholds for unknown jobs: mmap_rand4k, psync_rand4k" with no way out'),
+             overrides={'fio_verify_jobs': [{'name': 'seq', 'rw': 'read', 'bs': '1m'}], 'fio_verify_thresholds': {}}),
+    accepted('own-jobs-without-thresholds', 'fio_verify_jobs', ('profile', 'fio_verify_thresholds'), {},
+             overrides={'fio_verify_jobs': [{'name': 'seq', 'rw': 'read', 'bs': '1m'}]}),
+    refused('own-jobs-stray-threshold', 'fio_verify_jobs', 'fio_verify_thresholds for unknown jobs: mmap_rand4k',
+            overrides={'fio_verify_jobs': [{'name': 'seq', 'rw': 'read', 'bs': '1m'}],
+                       'fio_verify_thresholds': {'mmap_rand4k': {'read_amplification_max': 2.5}}}),
 
     # --- iotune_* variables --------------------------------------------------------------------------------------
     refused('iotune_array', 'variables', 'unknown variable iotune_array (did you mean iotune_arrays?)', variables=['iotune_array']),

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import html as html_lib
 import json
+import re
+from urllib.parse import quote
 
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
@@ -361,6 +363,71 @@ def readahead_histogram(doc):
 
 
 # ---------------------------------------------------------------------------------------------
+# the fleet's drift by kind (the HTML report leads with it)
+
+PLACEHOLDER = '\u2026'
+# the host-specific parts of an item's message, replaced by PLACEHOLDER so the same deviation on many hosts is one kind
+_HOST_SPECIFIC = [
+    (re.compile(r'(/dev/disk/by-[a-z-]+/)[^\s,;()\'"]+'), r'\g<1>' + PLACEHOLDER),
+    (re.compile(r'(UUID=)[^\s,;()\'"]+'), r'\g<1>' + PLACEHOLDER),
+    (re.compile(r'\b[0-9a-f]{8}(?::[0-9a-f]{8}){3}\b', re.I), PLACEHOLDER),
+    (re.compile(r'\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b', re.I), PLACEHOLDER),
+    (re.compile(r'\bname=[^\s:=]+:(?=\S)'), 'name=' + PLACEHOLDER + ':'),
+    (re.compile(r'(?<![\w.-])(?!hdd(?![\w.-]))(?:(?:[shv]|xv)d[a-z]{1,3}\d*|nvme\d+(?:c\d+)?n\d+(?:p\d+)?|md\d+(?:p\d+)?'
+                r'|dm-\d+|mmcblk\d+(?:p\d+)?|loop\d+)(?![\w.-])'), PLACEHOLDER),
+]
+
+
+def normalise(message):
+    """``message`` without its host-specific parts: md and filesystem UUIDs, /dev/disk/by-*/ names, the homehost of an
+    md name, kernel names (sdb, vdc, nvme1n1, md127, dm-3) become PLACEHOLDER; numbers (live values, member counts)
+    stay, so different values are different kinds."""
+    text = str(message)
+    for pattern, replacement in _HOST_SPECIFIC:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def drift_kind(item):
+    """The kind of one item: ``area: message`` with the message normalised."""
+    return '%s: %s' % (item['area'], normalise(item['message']))
+
+
+def _error_kind(host):
+    """The kind of an unreachable host (one group for all) or of an error host (its normalised first line)."""
+    if host['verdict'] == 'unreachable':
+        return 'unreachable: the audit could not reach the host'
+    text = (str(host.get('error') or 'no audit result').strip().splitlines() or ['no audit result'])[0]
+    name = str(host['host'])
+    if name:
+        text = re.sub(r'(?<![\w.-])%s(?![\w-])' % re.escape(name), PLACEHOLDER, text)
+    text = normalise(text)
+    return 'error: %s' % (text if len(text) <= 160 else text[:159] + PLACEHOLDER)
+
+
+def drift_kinds(doc):
+    """[(kind, [host, ...])] of the fleet document: every kind of deviation with the hosts that have it (each host
+    once, in the document's order), most hosts first (then errors, unreachable, drift; then by text). Unreachable
+    and error hosts are kinds of their own; ok hosts are in none."""
+    hosts_of = {}
+    rank_of = {}
+    for host in doc['hosts']:
+        if host['verdict'] == 'ok':
+            continue
+        if host['verdict'] in ('unreachable', 'error'):
+            kinds = [_error_kind(host)]
+        else:
+            kinds = [drift_kind(item) for item in host['items']]
+        for kind in kinds:
+            names = hosts_of.setdefault(kind, [])
+            if host['host'] not in names:
+                names.append(host['host'])
+            rank_of.setdefault(kind, VERDICT_RANK.get(host['verdict'], 9))
+    return [(kind, hosts_of[kind])
+            for kind in sorted(hosts_of, key=lambda k: (-len(hosts_of[k]), rank_of[k], k))]
+
+
+# ---------------------------------------------------------------------------------------------
 # rendering
 
 
@@ -445,6 +512,14 @@ details{margin:.4em 0}summary{cursor:pointer;font-weight:600}
 li.area{margin:.1em 0}code{background:#f4f4f4;padding:0 .2em}
 svg text{font-size:11px}
 .o-readahead-wasting-reads{background:#ffe0b3}.o-too-little-IO-to-judge{background:#eee;font-style:italic}
+[hidden]{display:none!important}
+h2{font-size:1.15em;margin:1em 0 .3em}
+#drift-summary ol{margin:.2em 0;padding-left:1.6em}#drift-summary li{margin:.2em 0}
+#drift-summary .kind{font-weight:600}#drift-summary li b{white-space:nowrap}#drift-summary .k-unreachable,#drift-summary .k-error{color:#8a1f1f}
+#drift-summary details{display:inline}#drift-summary details summary{display:inline;font-weight:400;color:#245d99}
+#drift-summary details[open] summary{display:none}
+.filter{margin:1em 0 0}.filter label{cursor:pointer}
+ul.drifted{margin:0;padding-left:1.1em;font-size:.92em}ul.drifted li.more{list-style:none;font-style:italic}
 """
 
 JS = """
@@ -468,6 +543,27 @@ JS = """
   var m=/sort=(\\w+)(?::(asc|desc))?/.exec(location.hash);
   if(m){Array.prototype.forEach.call(table.tHead.rows[0].cells,function(th,i){
     if(th.getAttribute('data-key')===m[1])sortBy(i,m[2]||'asc');});}
+  var box=document.getElementById('only-action');
+  function only(on){
+    Array.prototype.forEach.call(table.tBodies[0].rows,function(r){
+      r.hidden=on&&r.getAttribute('data-verdict')==='ok';});
+    Array.prototype.forEach.call(document.querySelectorAll('details[data-verdict]'),function(d){
+      d.hidden=on&&d.getAttribute('data-verdict')==='ok';});
+    box.checked=on;table.setAttribute('data-only',on?'action':'all');
+  }
+  box.addEventListener('change',function(){
+    only(box.checked);
+    var s=/sort=\\w+(?::(?:asc|desc))?/.exec(location.hash),parts=[];
+    if(s)parts.push(s[0]);if(box.checked)parts.push('only=action');
+    try{history.replaceState(null,'',location.href.split('#')[0]+(parts.length?'#'+parts.join('&'):''));}catch(err){}
+  });
+  only(/(?:^#|&)only=action(?:&|$)/.test(location.hash));
+  function openTarget(){
+    var id;try{id=decodeURIComponent(location.hash.slice(1));}catch(err){return;}
+    var d=id.indexOf('host-')===0?document.getElementById(id):null;
+    if(d&&d.tagName==='DETAILS'){d.hidden=false;d.open=true;}
+  }
+  window.addEventListener('hashchange',openTarget);openTarget();
 })();
 """
 
@@ -493,8 +589,64 @@ def _chart(doc, width=480, bar_height=18):
     return ''.join(parts)
 
 
+SUMMARY_HOSTS = 8  # host links shown per kind before "+N more"
+DRIFTED_ITEMS = 3  # items shown per host in the column "What drifted" before "+N more"
+DRIFTED_CHARS = 110  # a longer item is cut there in that column (the whole text is its title)
+
+
+def _host_link(name):
+    e = html_lib.escape
+    return '<a href="#host-%s">%s</a>' % (e(quote(str(name), safe='')), e(str(name)))
+
+
+def _plural(count, word):
+    return '%d %s%s' % (count, word, '' if count == 1 else 's')
+
+
+def _drift_summary(doc):
+    """The fleet's drift by kind (drift_kinds), most hosts first, each host a link to its details."""
+    e = html_lib.escape
+    kinds = drift_kinds(doc)
+    if not kinds:
+        return ('<section id="drift-summary"><h2>Drift by kind</h2><p>No drift: every host is as planned.</p>'
+                '</section>')
+    needing = doc['counts']['total'] - doc['counts']['ok']
+    out = ['<section id="drift-summary"><h2>Drift by kind</h2><p>%s of %s need action; %s of deviation:</p><ol>'
+           % (_plural(needing, 'host'), _plural(doc['counts']['total'], 'host'), _plural(len(kinds), 'kind'))]
+    for kind, hosts in kinds:
+        group = kind.split(':', 1)[0] if kind.startswith(('unreachable:', 'error:')) else 'drift'
+        links = ', '.join(_host_link(h) for h in hosts[:SUMMARY_HOSTS])
+        if len(hosts) > SUMMARY_HOSTS:
+            links += ', <details><summary>+%d more</summary>%s</details>' % (
+                len(hosts) - SUMMARY_HOSTS, ', '.join(_host_link(h) for h in hosts[SUMMARY_HOSTS:]))
+        out.append('<li class="k-%s" data-hosts="%d"><span class="kind">%s</span> &mdash; <b>%s</b>: %s</li>'
+                   % (group, len(hosts), e(kind), _plural(len(hosts), 'host'), links))
+    out.append('</ol></section>')
+    return ''.join(out)
+
+
+def _drifted_cell(host):
+    """The column "What drifted": a host's first items (area: message), ``+N more``; the error of an error or
+    unreachable host; ``-`` when ok. Its sort key is the kind of the first item, so sorting groups alike hosts."""
+    e = html_lib.escape
+    if host['verdict'] in ('unreachable', 'error'):
+        texts, key = [str(host.get('error') or host['verdict'])], _error_kind(host)
+    elif host['items']:
+        texts, key = ['%s: %s' % (i['area'], i['message']) for i in host['items']], drift_kind(host['items'][0])
+    else:
+        return '<td data-sort="~">-</td>'
+    lines = []
+    for text in texts[:DRIFTED_ITEMS]:
+        short = text if len(text) <= DRIFTED_CHARS else text[:DRIFTED_CHARS - 1] + PLACEHOLDER
+        lines.append('<li title="%s">%s</li>' % (e(text), e(short)) if short != text else '<li>%s</li>' % e(text))
+    if len(texts) > DRIFTED_ITEMS:
+        lines.append('<li class="more">+%d more</li>' % (len(texts) - DRIFTED_ITEMS))
+    return '<td data-sort="%s"><ul class="drifted">%s</ul></td>' % (e(key), ''.join(lines))
+
+
 def html(doc):
-    """The report as one self-contained HTML page: inline CSS and JS, a sortable table, details, a chart."""
+    """The report as one self-contained HTML page: inline CSS and JS; the counts, the drift by kind, a chart, a
+    sortable table that can hide the ok hosts (``#only=action``), details."""
     e = html_lib.escape
     c = doc['counts']
     rows = []
@@ -502,18 +654,20 @@ def html(doc):
         arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
         ras = [a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None]
         seen = host.get('observed')
-        rows.append('<tr class="v-%s" data-host="%s"><td>%s</td><td data-sort="%d">%s</td><td>%d</td><td>%s</td>'
-                    '<td data-sort="%s">%s</td><td data-sort="%d" class="%s">%s</td></tr>'
-                    % (e(host['verdict']), e(str(host['host'])), e(str(host['host'])),
+        rows.append('<tr class="v-%s" data-host="%s" data-verdict="%s"><td>%s</td><td data-sort="%d">%s</td><td>%d</td>'
+                    '<td>%s</td><td data-sort="%s">%s</td><td data-sort="%d" class="%s">%s</td>%s</tr>'
+                    % (e(host['verdict']), e(str(host['host'])), e(host['verdict']), e(str(host['host'])),
                        VERDICT_RANK.get(host['verdict'], 9), e(host['verdict']), len(host['items']), e(arrays),
                        max(ras) if ras else -1, e(', '.join(str(r) for r in ras)) or '-',
                        OBSERVED_RANK.get(seen['status'], 8) if seen else 9,
-                       _status_class(seen['status']) if seen else 'o-none', e(observed_words(host))))
+                       _status_class(seen['status']) if seen else 'o-none', e(observed_words(host)),
+                       _drifted_cell(host)))
     details = []
     for host in doc['hosts']:
-        lines = ['<details%s id="host-%s"><summary class="v-%s">%s: %s (%d item(s))</summary>'
+        lines = ['<details%s id="host-%s" data-verdict="%s"><summary class="v-%s">%s: %s (%d item(s))</summary>'
                  % (' open' if host['verdict'] != 'ok' and len(doc['hosts']) <= 50 else '', e(str(host['host'])),
-                    e(host['verdict']), e(str(host['host'])), e(host['verdict']), len(host['items']))]
+                    e(host['verdict']), e(host['verdict']), e(str(host['host'])), e(host['verdict']),
+                    len(host['items']))]
         if host.get('error'):
             lines.append('<p>%s</p>' % e(host['error']))
         if host['items']:
@@ -543,10 +697,14 @@ def html(doc):
         % (e(str(doc.get('generated_at') or '-')), e(doc['schema']), doc['schema_version']),
         '<p class="counts">%s</p>' % ''.join('<span class="v-%s" id="count-%s">%s: %d</span>' % (v, v, v, c[v])
                                              for v in VERDICTS),
+        _drift_summary(doc),
         _chart(doc),
+        '<p class="filter"><label><input type="checkbox" id="only-action"> only hosts that need action (%d of %d; '
+        'address <code>#only=action</code>)</label></p>' % (c['total'] - c['ok'], c['total']),
         '<table id="hosts"><thead><tr><th data-key="host">Host</th><th data-key="verdict">Verdict</th>'
         '<th data-key="items">Items</th><th data-key="arrays">Arrays</th>'
-        '<th data-key="readahead">Array readahead (KiB)</th><th data-key="observed">Observed reads</th></tr></thead>'
+        '<th data-key="readahead">Array readahead (KiB)</th><th data-key="observed">Observed reads</th>'
+        '<th data-key="drifted">What drifted</th></tr></thead>'
         '<tbody>',
         ''.join(rows), '</tbody></table>', ''.join(details),
         '<script>%s</script></body></html>\n' % JS])

@@ -76,7 +76,8 @@ def watcher(host):
     loop = ("while :; do for c in /proc/[0-9]*/comm; do read -r n 2>/dev/null < \"$c\" && [ \"$n\" = fio ]"
             " && echo \"fio ${c%%/comm}\"; done; for f in %s/iotune-fio*; do [ -e \"$f\" ] && echo \"${f##*/}\"; done;"
             " sleep 1; done >> %s 2>&1" % (MOUNTPOINT, WATCH_LOG))
-    host.check_output("systemd-run --unit=%s --collect bash -c %s" % (WATCH_UNIT, shlex.quote(loop)))
+    # systemd substitutes $VAR and ${VAR} in the command line it is given (ExecStart): $$ is a literal $
+    host.check_output("systemd-run --unit=%s --collect bash -c %s" % (WATCH_UNIT, shlex.quote(loop.replace("$", "$$"))))
     # the watcher can see a test file: a canary proves it before it is trusted
     canary = MOUNTPOINT + "/iotune-fio.canary"
     host.check_output("touch %s" % canary)

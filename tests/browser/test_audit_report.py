@@ -40,14 +40,19 @@ def chromium(*args):
     return proc
 
 
-@pytest.fixture(scope='module')
-def page():
+def render_fleet(hosts, name):
+    """(fleet document, path of its HTML page) of a synthetic fleet of ``hosts`` hosts, written as ARTIFACTS/name."""
     os.makedirs(ARTIFACTS, exist_ok=True)
-    doc = storage_audit_fleet(synthetic_results(40, observed=True), generated_at='2026-11-24T02:00:00Z')
-    path = os.path.abspath(os.path.join(ARTIFACTS, 'storage_audit.html'))
+    doc = storage_audit_fleet(synthetic_results(hosts, observed=True), generated_at='2026-11-24T02:00:00Z')
+    path = os.path.abspath(os.path.join(ARTIFACTS, name))
     with open(path, 'w', encoding='utf-8') as f:
         f.write(audit.render(doc, 'html'))
     return doc, path
+
+
+@pytest.fixture(scope='module')
+def page():
+    return render_fleet(40, 'storage_audit.html')
 
 
 def rows(dom):
@@ -94,12 +99,7 @@ def test_sorting_by_the_observed_reads(page):
 
 @pytest.fixture(scope='module')
 def fleet500():
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    doc = storage_audit_fleet(synthetic_results(500, observed=True), generated_at='2026-11-24T02:00:00Z')
-    path = os.path.abspath(os.path.join(ARTIFACTS, 'storage_audit_500.html'))
-    with open(path, 'w', encoding='utf-8') as f:
-        f.write(audit.render(doc, 'html'))
-    return doc, path
+    return render_fleet(500, 'storage_audit_500.html')
 
 
 def shown(dom):

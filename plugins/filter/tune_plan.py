@@ -66,6 +66,13 @@ options:
     type: list
     elements: str
     version_added: 0.1.0
+  release_holds:
+    description:
+      - C(iotune_release_holds), systemd units (a name without a suffix is a C(.service)) whose mount hold a run may
+        remove although the filesystem it holds is mounted; returned as RV(_value.release_holds) for
+        M(iotune.storage.storage_preflight)'s O(iotune.storage.storage_preflight#module:holds) check.
+    type: list
+    elements: str
 """
 
 EXAMPLES = r"""
@@ -112,6 +119,10 @@ _value:
         names those the host does not know).
       type: list
       elements: str
+    release_holds:
+      description: O(release_holds) as unit names.
+      type: list
+      elements: str
 """
 
 from ansible.errors import AnsibleFilterError
@@ -121,12 +132,12 @@ from ansible_collections.iotune.storage.plugins.plugin_utils.variables import va
 
 
 def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None, mongodb_version=None,
-              resolved=None, variables=None):
+              resolved=None, variables=None, release_holds=None):
     # every problem at once: the unknown variables with the plan's own
     problems = [variables_problem(variables)]
     try:
         plan = build_plan(profile, profile_data, overrides, arrays or [], extra_tuning or [],
-                          mongodb_version=mongodb_version, resolved=resolved)
+                          mongodb_version=mongodb_version, resolved=resolved, release_holds=release_holds)
     except PlanError as e:
         problems.append(str(e))
     problems = [p for p in problems if p]

@@ -326,6 +326,11 @@ def preflight_call(module, view):
             raise PreflightFailure('preflight could not read the files: %s' % e)
     if params['os_facts']:
         extra['ansible_facts'] = Distribution(module=module).get_distribution_facts()
+    if params['holds'] is not None:
+        dropped = dropped_holds(view, params['holds']['keep'], params['holds']['release'])
+        if dropped:
+            raise PreflightFailure('preflight refused the plan (nothing was changed): %s' % '; '.join(dropped),
+                                   problems=dropped)
     if params['observe_unit']:
         # the tune and audit roles' observation windows read this unit's processes (io_observe): one that does not run
         # is bad input, refused here with the rest before any change rather than by the first window
@@ -345,6 +350,45 @@ def preflight_call(module, view):
                   packages_missing=missing_packages(module, params['packages']))
     result.update(extra)
     return result
+
+
+# The drop-in the xfs role writes for each service of an array (roles/xfs/vars/main.yml xfs_dropin_name): the service
+# is held until its mount points are mounted (RequiresMountsFor=).
+HOLD_DIR = '/etc/systemd/system'
+HOLD_DROPIN = 'iotune-storage-mounts.conf'
+
+
+def dropped_holds(view, keep, release):
+    """Problems: the holds an earlier run wrote for units that ``keep`` (the plan's services) no longer lists and
+    ``release`` (iotune_release_holds) does not let go, on a mount point that is mounted now. The xfs role removes
+    the drop-in of a unit no longer listed: after a boot without that filesystem the unit would start on the empty
+    directory below it."""
+    wanted = set(unit_name(u) for u in list(keep) + list(release))
+    mounted = set(mount[2] for mount in view.mounts())
+    top = view.path(HOLD_DIR)
+    problems = []
+    for entry in sorted(os.listdir(top)) if os.path.isdir(top) else []:
+        path = '%s/%s/%s' % (HOLD_DIR, entry, HOLD_DROPIN)
+        if not entry.endswith('.d') or entry[:-2] in wanted:
+            continue
+        text = view.read(path)
+        if text is None:
+            continue
+        held = [where for line in text.splitlines() if line.strip().startswith('RequiresMountsFor=')
+                for where in line.split('=', 1)[1].split()]
+        live = [where for where in held if where.rstrip('/') in mounted or where == '/']
+        if live:
+            unit = entry[:-2]
+            problems.append('the plan drops the mount hold of %s on %s (%s), which is mounted now: without it %s can '
+                            'start on the empty directory after a boot without that filesystem; keep its array and '
+                            'the unit in iotune_arrays, or give iotune_release_holds: [%s]'
+                            % (unit, ', '.join(live), path, unit, unit))
+    return problems
+
+
+def unit_name(name):
+    """A unit as systemd names its drop-in directory: cassandra is cassandra.service."""
+    return name if '.' in name else name + '.service'
 
 
 def checked_arrays(preflight, module):

@@ -154,6 +154,26 @@ options:
     type: list
     elements: str
     default: []
+  holds:
+    description:
+      - The mount holds of earlier runs to keep. The xfs role holds each service of an array until its mount points
+        are mounted (a drop-in C(/etc/systemd/system/UNIT.d/iotune-storage-mounts.conf) with C(RequiresMountsFor=))
+        and removes the drop-in of a unit the plan no longer lists; after a boot without that filesystem the unit
+        would then start on the empty directory.
+      - The call fails, before any change, when such a drop-in of a unit in neither O(holds.keep) nor
+        O(holds.release) holds a mount point that is mounted now, naming the unit, the mount point and the drop-in.
+    type: dict
+    suboptions:
+      keep:
+        description: The units the plan holds (the tune plan's C(services)).
+        type: list
+        elements: str
+        default: []
+      release:
+        description: Units whose hold may go anyway (C(iotune_release_holds)).
+        type: list
+        elements: str
+        default: []
   observe_unit:
     description:
       - The systemd unit whose processes the observation windows of the tune and audit roles read
@@ -164,6 +184,7 @@ options:
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages), C(systemctl show)
     with O(services), and with O(observe_unit) when its cgroup is not at the usual place); reads sysfs,
+    the drop-ins of O(holds),
     C(/proc/self/mountinfo), C(/proc/swaps), the fstab file and the files of O(files); writes nothing.
 extends_documentation_fragment:
   - iotune.storage.attributes
@@ -316,6 +337,8 @@ def argument_spec():
         files=dict(type='list', elements='str'),
         services=dict(type='list', elements='str', default=[]),
         observe_unit=dict(type='str'),
+        holds=dict(type='dict', options=dict(keep=dict(type='list', elements='str', default=[]),
+                                             release=dict(type='list', elements='str', default=[]))),
     )
 
 

@@ -816,16 +816,31 @@ def _validated(profile_name, profile_data, overrides, arrays, extra_tuning, mong
     return profile, kernel, entries
 
 
+def _release_holds(value):
+    """iotune_release_holds: units whose mount hold (RequiresMountsFor drop-in) a run may remove although the filesystem
+    it holds is mounted (storage_preflight's holds check); ([units], [problems])."""
+    try:
+        return service_units([] if value is None else value, 'iotune_release_holds'), []
+    except ValueError as e:
+        return [], [str(e)]
+
+
 def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None,
-               resolved=None):
+               resolved=None, release_holds=None):
     """Validate everything and return the plan dict (see docs/architecture.md).
 
     With member selectors in ``arrays`` and no ``resolved``, the plan has ``needs_resolution: true``:
     the storage_preflight module resolves them on the host and the plan is made again with its
     ``resolved`` result (the profile role does both); only that second plan feeds the roles.
     """
-    profile, kernel, entries = _validated(profile_name, profile_data, overrides, arrays, extra_tuning,
-                                          mongodb_version, resolved)
+    release, release_problems = _release_holds(release_holds)
+    try:
+        profile, kernel, entries = _validated(profile_name, profile_data, overrides, arrays, extra_tuning,
+                                              mongodb_version, resolved)
+    except PlanError as e:
+        raise PlanError(e.problems + release_problems)
+    if release_problems:
+        raise PlanError(release_problems)
     raid0, xfs, tuning, verify, preflight, ephemeral = [], [], list(extra_tuning or []), [], [], []
     # the members as given (selectors before their resolution): an ephemeral array resolves them again at boot
     given = dict((a.get('name'), a.get('devices')) for a in arrays if isinstance(a, dict))
@@ -868,4 +883,4 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
             'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral,
-            'services': kernel['services']}
+            'services': kernel['services'], 'release_holds': release}

@@ -419,3 +419,49 @@ def test_an_observe_unit_that_does_not_run_is_refused(main_on_host, monkeypatch,
     assert code == 1, result
     assert result['msg'] == ('preflight refused the plan (nothing was changed): iotune_observe_unit: unit mongod.service: '
                              'no cgroup with processes found (is it running?)'), result['msg']
+
+
+# ---- holds: a plan that drops the mount hold of a unit on a mounted filesystem is refused ---------------------------
+
+DROPIN = 'etc/systemd/system/%s.d/iotune-storage-mounts.conf'
+HELD = '# Managed by Ansible (iotune.storage.xfs): start only when the data filesystem is mounted.\n[Unit]\n' \
+       'RequiresMountsFor=%s\n'
+
+
+def holding(host, unit, *mounts):
+    host.write(DROPIN % unit, HELD % ' '.join(mounts))
+
+
+def test_dropped_holds_names_the_unit_the_mount_and_the_dropin(host):
+    holding(host, 'cassandra.service', '/var/lib/cassandra')
+    holding(host, 'kafka.service', '/srv/kafka')                 # not mounted: its hold may go
+    host.mount('9:127', '/var/lib/cassandra')
+    found = pf.dropped_holds(host.view(), keep=['iotune-standin.service'], release=[])
+    assert found == ['the plan drops the mount hold of cassandra.service on /var/lib/cassandra '
+                     '(/etc/systemd/system/cassandra.service.d/iotune-storage-mounts.conf), which is mounted now: '
+                     'without it cassandra.service can start on the empty directory after a boot without that '
+                     'filesystem; keep its array and the unit in iotune_arrays, or give iotune_release_holds: '
+                     '[cassandra.service]'], found
+
+
+def test_a_hold_the_plan_keeps_or_releases_is_no_problem(host):
+    holding(host, 'cassandra.service', '/var/lib/cassandra')
+    host.mount('9:127', '/var/lib/cassandra')
+    assert pf.dropped_holds(host.view(), keep=['cassandra.service'], release=[]) == []
+    assert pf.dropped_holds(host.view(), keep=['cassandra'], release=[]) == []         # as the plan names it
+    assert pf.dropped_holds(host.view(), keep=[], release=['cassandra']) == []
+    # another drop-in of the same unit (not this collection's) is not a hold of ours
+    host.write('etc/systemd/system/mongod.service.d/override.conf', HELD % '/var/lib/cassandra')
+    assert pf.dropped_holds(host.view(), keep=['cassandra'], release=[]) == []
+
+
+def test_main_refuses_a_dropped_hold_before_any_change(main_on_host, capsys):
+    # an array built by an earlier run, mounted on /srv/logs, left out of this plan with its service
+    holding(main_on_host, 'iotune-standin.service', '/srv/logs')
+    main_on_host.mount('9:126', '/srv/logs')
+    code, result = run_module(mod, {'arrays': [array()], 'holds': {'keep': ['cassandra.service']}}, capsys)
+    assert code == 1 and 'drops the mount hold of iotune-standin.service on /srv/logs' in result['msg'], result['msg']
+    assert result['msg'].startswith('preflight refused the plan (nothing was changed): ')
+    code, result = run_module(mod, {'arrays': [array()], 'holds': {'keep': ['cassandra.service'],
+                                                                   'release': ['iotune-standin']}}, capsys)
+    assert code == 0, result

@@ -310,3 +310,14 @@ def test_the_plan_checks_the_job_keys_the_role_passes():
     with open(os.path.join(PROFILES, '..', '..', '..', 'fio_verify', 'tasks', 'main.yml')) as f:
         passed = set(re.findall(r'fio_verify_job\.([a-z_]+)', f.read()))
     assert passed == set(plan.FIO_VERIFY_JOB_KEYS)
+
+
+def test_release_holds_are_unit_names():
+    assert build_plan('cassandra', profile_data(), {}, arrays())['release_holds'] == []
+    plan = build_plan('cassandra', profile_data(), {}, arrays(), release_holds=['kafka', 'mongod.service'])
+    assert plan['release_holds'] == ['kafka.service', 'mongod.service']
+    with pytest.raises(PlanError) as e:
+        build_plan('cassandra', profile_data(), {}, arrays(mountpoint='/'), release_holds='kafka')
+    # every problem at once: the array's and the opt-in's
+    assert any('/ is the root directory' in p for p in e.value.problems), e.value.problems
+    assert any(p.startswith('iotune_release_holds') for p in e.value.problems), e.value.problems

@@ -15,7 +15,10 @@ drop-ins and the file's checksum as they were, no directory at the typo, and the
    preflight refuses it; the xfs role run alone (no profile role, no preflight) refuses it on its own
    (xfs_filesystem's move check);
 3. `move_from: /var/lib/cassandra` (the opt-in) to /srv/cassandra-moved with the stand-in running: refused
-   while it uses files there, naming its pid.
+   while it uses files there, naming its pid;
+4. a plan of a new array alone (on two blank spare disks), `data` left out: refused because it would drop the mount
+   holds of data's services while data is mounted (the opt-in `iotune_release_holds` is unit-tested); the new
+   array is not built.
 
 The negative control, the converged variables passing the same checks, is test_bad_input.py's last test.
 Runs on the virtio entry of the vm matrix only (the preflight and xfs_filesystem decide, not the release).
@@ -108,3 +111,15 @@ def test_the_move_opt_in_is_refused_while_the_database_uses_the_files(subrun, ho
         "move_from %s: 1 process(es) use files there: pid %d (sleep" % (MOUNTPOINT, pid),
         "stop them before the filesystem is moved"])
     stub(host, running=False)
+
+
+def test_a_plan_that_leaves_data_out_is_refused_while_data_is_mounted(subrun, host, probe):
+    stub(host, running=False)
+    disks = host.ansible.get_variables()["lab_disks"]
+    other = {"name": "other", "devices": [d["by_id"] for d in disks[9:11]], "mountpoint": "/srv/iotune-other"}
+    msg = refused(subrun, host, probe, other, [
+        "drops the mount hold of cassandra.service on %s" % MOUNTPOINT,
+        "drops the mount hold of iotune-standin.service on %s" % MOUNTPOINT, "iotune_release_holds"])
+    assert "Check the arrays" in msg
+    assert not host.file("/srv/iotune-other").exists
+    assert "md/other" not in host.check_output("cat /proc/mdstat; ls /dev/md")

@@ -149,7 +149,7 @@ def test_blank_disks_after_a_stop_start_are_brought_back(tuned, instance_store):
         assert value == str(CASSANDRA_KB), disk
 
 
-def test_the_audit_of_a_re_created_array_does_not_ask_for_an_initramfs_rebuild(subrun, tmp_path):
+def test_the_audit_of_a_re_created_array_does_not_ask_for_an_initramfs_rebuild(instance_store, subrun, tmp_path):
     """After the re-creation the initramfs has no line of the new UUID, and none is wanted: the audit compares
     mdadm.conf and fstab with the new array and leaves the initramfs out for it (its negative control is the unit test
     test_an_ephemeral_array_is_not_compared_with_the_initramfs)."""

@@ -394,11 +394,16 @@ def _cgroup_at(host, path):
     return next((base + path for base in CGROUP_BASES if host.exists(base + path + '/cgroup.procs')), None)
 
 
+def unit_name(unit):
+    """A unit as systemd names it: cassandra is cassandra.service (also the name of its drop-in directory)."""
+    return unit if '.' in unit else unit + '.service'
+
+
 def unit_cgroup(host, unit, run_command=None):
     """The cgroup directory of a systemd unit (``cassandra`` means ``cassandra.service``): below /sys/fs/cgroup
     (v2), its ``unified`` or ``systemd`` hierarchy (v1), at system.slice/UNIT, else at the path ``systemctl show -p
     ControlGroup`` gives (a unit in another slice)."""
-    name = unit if '.' in unit else unit + '.service'
+    name = unit_name(unit)
     found = _cgroup_at(host, '/system.slice/' + name)
     if found is None and run_command is not None:
         rc, out, dummy = run_command(['systemctl', 'show', '-p', 'ControlGroup', '--value', name])

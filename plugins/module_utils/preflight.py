@@ -363,7 +363,7 @@ def dropped_holds(view, keep, release):
     ``release`` (iotune_release_holds) does not let go, on a mount point that is mounted now. The xfs role removes
     the drop-in of a unit no longer listed: after a boot without that filesystem the unit would start on the empty
     directory below it."""
-    wanted = set(unit_name(u) for u in list(keep) + list(release))
+    wanted = set(io_observe.unit_name(u) for u in list(keep) + list(release))
     mounted = set(mount[2] for mount in view.mounts())
     top = view.path(HOLD_DIR)
     problems = []
@@ -384,11 +384,6 @@ def dropped_holds(view, keep, release):
                             'the unit in iotune_arrays, or give iotune_release_holds: [%s]'
                             % (unit, ', '.join(live), path, unit, unit))
     return problems
-
-
-def unit_name(name):
-    """A unit as systemd names its drop-in directory: cassandra is cassandra.service."""
-    return name if '.' in name else name + '.service'
 
 
 def checked_arrays(preflight, module):

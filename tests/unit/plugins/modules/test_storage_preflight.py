@@ -465,3 +465,13 @@ def test_main_refuses_a_dropped_hold_before_any_change(main_on_host, capsys):
     code, result = run_module(mod, {'arrays': [array()], 'holds': {'keep': ['cassandra.service'],
                                                                    'release': ['iotune-standin']}}, capsys)
     assert code == 0, result
+
+
+def test_main_refuses_a_plan_without_arrays_that_drops_a_hold(main_on_host, capsys):
+    # iotune_arrays: [] on a converged host: the xfs stage would remove every drop-in of this collection
+    holding(main_on_host, 'cassandra.service', '/var/lib/cassandra')
+    main_on_host.mount('9:127', '/var/lib/cassandra')
+    code, result = run_module(mod, {'arrays': [], 'holds': {'keep': []}}, capsys)
+    assert code == 1 and 'drops the mount hold of cassandra.service on /var/lib/cassandra' in result['msg'], result
+    code, result = run_module(mod, {'arrays': [], 'holds': {'keep': [], 'release': ['cassandra']}}, capsys)
+    assert code == 0 and result['changed'] is False, result

@@ -26,6 +26,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import files as fil
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import holders
 from ansible_collections.iotune.storage.plugins.module_utils import io_observe
+from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 
@@ -352,12 +353,6 @@ def preflight_call(module, view):
     return result
 
 
-# The drop-in the xfs role writes for each service of an array (roles/xfs/vars/main.yml xfs_dropin_name): the service
-# is held until its mount points are mounted (RequiresMountsFor=).
-HOLD_DIR = '/etc/systemd/system'
-HOLD_DROPIN = 'iotune-storage-mounts.conf'
-
-
 def dropped_holds(view, keep, release):
     """Problems: the holds an earlier run wrote for units that ``keep`` (the plan's services) no longer lists and
     ``release`` (iotune_release_holds) does not let go, on a mount point that is mounted now. The xfs role removes
@@ -365,17 +360,16 @@ def dropped_holds(view, keep, release):
     directory below it."""
     wanted = set(io_observe.unit_name(u) for u in list(keep) + list(release))
     mounted = set(mount[2] for mount in view.mounts())
-    top = view.path(HOLD_DIR)
+    top = view.path(mount_holds.DIR)
     problems = []
     for entry in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-        path = '%s/%s/%s' % (HOLD_DIR, entry, HOLD_DROPIN)
         if not entry.endswith('.d') or entry[:-2] in wanted:
             continue
+        path = mount_holds.path(entry[:-2])
         text = view.read(path)
         if text is None:
             continue
-        held = [where for line in text.splitlines() if line.strip().startswith('RequiresMountsFor=')
-                for where in line.split('=', 1)[1].split()]
+        held = mount_holds.held_mounts(text)
         live = [where for where in held if where.rstrip('/') in mounted or where == '/']
         if live:
             unit = entry[:-2]

@@ -1,0 +1,39 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The mount holds: one systemd drop-in per service of an array, C(RequiresMountsFor=) its mount points, so that the
+service starts only once its filesystems are mounted (and not at all when a mount fails).
+
+One home for the drop-in's place, name and text: the xfs role writes what C(files()) returns (through the
+C(mount_holds) filter), the preflight reads them back (C(held_mounts())) to refuse a plan that drops one."""
+
+from __future__ import annotations
+
+DIR = '/etc/systemd/system'
+NAME = 'iotune-storage-mounts.conf'
+# every drop-in of this collection, of any unit
+GLOB = '%s/*.d/%s' % (DIR, NAME)
+HEAD = ('# Managed by Ansible (iotune.storage.xfs): start only when the data filesystem is mounted.\n'
+        '[Unit]\nRequiresMountsFor=')
+
+
+def path(unit):
+    """The drop-in of ``unit`` (a full unit name such as cassandra.service)."""
+    return '%s/%s.d/%s' % (DIR, unit, NAME)
+
+
+def files(filesystems):
+    """[{path, content}]: the drop-in of each service named by the filesystems (``services`` of each entry), with
+    all its mount points in the order the filesystems give them; services in the order they first appear."""
+    mounts = {}
+    for fs in filesystems:
+        for unit in fs.get('services') or []:
+            mounts.setdefault(unit, []).append(fs['mountpoint'])
+    return [{'path': path(unit), 'content': HEAD + ' '.join(points) + '\n'} for unit, points in mounts.items()]
+
+
+def held_mounts(text):
+    """The mount points a drop-in's text holds its unit for (every C(RequiresMountsFor=) line)."""
+    return [where for line in text.splitlines() if line.strip().startswith('RequiresMountsFor=')
+            for where in line.split('=', 1)[1].split()]

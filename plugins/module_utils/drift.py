@@ -42,11 +42,16 @@ def array_state(facts):
     if state == 'broken':
         return 'broken'
     raid_disks = md.get('raid_disks')
-    known = [d for d in facts.get('md_devices') or [] if 'faulty' not in (d.get('state') or '')]
-    count = len(known) if facts.get('md_devices') else len(facts.get('slaves') or [])
-    if raid_disks is not None and count < raid_disks:
+    if raid_disks is not None and working_members(facts) < raid_disks:
         return 'degraded'
     return 'active'
+
+
+def working_members(facts):
+    """The number of members an array's observations show it running with: md's members that are not faulty (its
+    slaves when md lists none)."""
+    known = [d for d in facts.get('md_devices') or [] if 'faulty' not in (d.get('state') or '')]
+    return len(known) if facts.get('md_devices') else len(facts.get('slaves') or [])
 
 
 def _members(plan_array, facts):
@@ -199,6 +204,11 @@ def _arrays(plan, facts):
 ATTR_AREA = {'read_ahead_kb': 'readahead', 'scheduler': 'scheduler'}
 
 
+def live_matches(live, want):
+    """Whether a device's live queue value (a sysfs string, None when unreadable) is the profile's."""
+    return live is not None and str(live) == str(want)
+
+
 def _tuning(facts):
     items = []
     tuning = facts.get('tuning') or {}
@@ -223,7 +233,7 @@ def _tuning(facts):
             on_disk = (dev.get('rules') or {}).get(attr)
             row[attr] = {'live': live, 'profile': want, 'rules': on_disk}
             area = ATTR_AREA.get(attr, attr)
-            if live is None or str(live) != str(want):
+            if not live_matches(live, want):
                 items.append(_item(area, subject, '%s live %s, profile %s' % (attr, live, want)))
             if rules.get('present') and str(on_disk) != str(want):
                 items.append(_item('rules', subject, 'the rules file sets %s %s, profile %s'
@@ -276,6 +286,21 @@ def configured_readahead(arrays, devices):
         if row.get('read_ahead_kb'):
             result[row['device']] = dict(row['read_ahead_kb'])
     return result
+
+
+def compared_plan(plan):
+    """The part of a tune plan (plan.build_plan) that compare() reads, and no more: what the host's metrics spec
+    carries (compare(facts, compared_plan(plan)) == compare(facts, plan))."""
+    profile = plan.get('profile') or {}
+    return {
+        'profile': {'description': profile.get('description'),
+                    'array': {'read_ahead_kb': (profile.get('array') or {}).get('read_ahead_kb')}},
+        'raid0_arrays': [{'name': a['name'], 'chunk_kb': a.get('chunk_kb'), 'ephemeral': bool(a.get('ephemeral'))}
+                         for a in plan.get('raid0_arrays') or []],
+        'xfs_filesystems': [{'device': fs['device'], 'mountpoint': fs['mountpoint'],
+                             'mount_options': list(fs.get('mount_options') or [])}
+                            for fs in plan.get('xfs_filesystems') or []],
+    }
 
 
 def compare(facts, plan, host=None, unresolved=None):

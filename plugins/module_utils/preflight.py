@@ -17,7 +17,6 @@ import copy
 import os
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.module_utils.facts.system.distribution import Distribution
 
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
@@ -27,6 +26,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import holders
 from ansible_collections.iotune.storage.plugins.module_utils import io_observe
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
+from ansible_collections.iotune.storage.plugins.module_utils import os_release
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 
@@ -326,7 +326,7 @@ def preflight_call(module, view):
         except (ValueError, IOError, OSError) as e:
             raise PreflightFailure('preflight could not read the files: %s' % e)
     if params['os_facts']:
-        extra['ansible_facts'] = Distribution(module=module).get_distribution_facts()
+        extra['ansible_facts'] = os_facts(module, view)
     if params['holds'] is not None:
         dropped = dropped_holds(view, params['holds']['keep'], params['holds']['release'])
         if dropped:
@@ -351,6 +351,16 @@ def preflight_call(module, view):
                   packages_missing=missing_packages(module, params['packages']))
     result.update(extra)
     return result
+
+
+def os_facts(module, view):
+    """{'os_family': ...} from os-release for the families the collection knows; ansible-core's distribution facts
+    otherwise (imported only then: that import is the biggest part of this module's payload)."""
+    known = os_release.family(view.read)
+    if known is not None:
+        return {'os_family': known}
+    from ansible.module_utils.facts.system.distribution import Distribution  # pylint: disable=import-outside-toplevel
+    return Distribution(module=module).get_distribution_facts()
 
 
 def dropped_holds(view, keep, release):

@@ -125,9 +125,11 @@ options:
     type: dict
   os_facts:
     description:
-      - Also return the distribution facts (C(os_family), C(distribution), C(distribution_version), ...) as
-        C(ansible_facts), computed by the same code as M(ansible.builtin.setup), so that the roles after the
-        profile role need no C(setup) call of their own (one round trip less per run).
+      - Also return the host's C(os_family) as C(ansible_facts), so that the roles after the profile role need no
+        C(setup) call of their own (one round trip less per run). It is read from C(/etc/os-release) (C(ID), then
+        C(ID_LIKE)) for the Debian, RedHat, Suse, Archlinux and Alpine families, with the value
+        M(ansible.builtin.setup) gives; any other host gets the distribution facts of M(ansible.builtin.setup)'s
+        own code (C(os_family), C(distribution), C(distribution_version), ...).
     type: bool
     default: false
   packages:
@@ -194,7 +196,8 @@ extends_documentation_fragment:
 attributes:
   facts:
     support: full
-    details: With O(os_facts=true) only, the distribution facts of M(ansible.builtin.setup).
+    details: With O(os_facts=true) only, C(os_family) (and on a family os-release does not name, the distribution facts
+      of M(ansible.builtin.setup)).
 seealso:
   - module: iotune.storage.mdadm_array
   - module: iotune.storage.xfs_filesystem
@@ -296,10 +299,10 @@ files:
       - {path: /etc/sysctl.d/90-iotune-storage.conf, checksum: 3f786850e387550fdab836ed7e6dc881de23001b,
          mode: '0644', pw_name: root, gr_name: root, uid: 0, gid: 0, islnk: false, isreg: true, isdir: false}
 ansible_facts:
-  description: With O(os_facts=true), the distribution facts, as M(ansible.builtin.setup) gathers them.
+  description: With O(os_facts=true), C(os_family) as M(ansible.builtin.setup) names it (see O(os_facts)).
   returned: success and O(os_facts=true)
   type: dict
-  sample: {os_family: Debian, distribution: Debian, distribution_major_version: '12'}
+  sample: {os_family: Debian}
 problems:
   description: Every problem found (the module fails when there is one).
   returned: failure

@@ -475,3 +475,25 @@ def test_main_refuses_a_plan_without_arrays_that_drops_a_hold(main_on_host, caps
     assert code == 1 and 'drops the mount hold of cassandra.service on /var/lib/cassandra' in result['msg'], result
     code, result = run_module(mod, {'arrays': [], 'holds': {'keep': [], 'release': ['cassandra']}}, capsys)
     assert code == 0 and result['changed'] is False, result
+
+
+def test_main_returns_the_os_family_from_os_release(main_on_host, capsys, monkeypatch):
+    main_on_host.write('etc/os-release', 'ID=debian\nVERSION_ID="12"\n')
+    code, result = run_module(mod, {'arrays': [], 'os_facts': True}, capsys)
+    assert code == 0 and result['ansible_facts'] == {'os_family': 'Debian'}, result
+    # a family os-release does not name: ansible-core's distribution facts (imported only then)
+    main_on_host.write('etc/os-release', 'ID=haiku\n')
+    seen = []
+
+    class FakeDistribution(object):
+        def __init__(self, module):
+            seen.append(module)
+
+        def get_distribution_facts(self):
+            return {'os_family': 'Haiku', 'distribution': 'Haiku'}
+
+    from ansible.module_utils.facts.system import distribution  # pylint: disable=import-outside-toplevel
+    monkeypatch.setattr(distribution, 'Distribution', FakeDistribution)
+    code, result = run_module(mod, {'arrays': [], 'os_facts': True}, capsys)
+    assert code == 0 and result['ansible_facts'] == {'os_family': 'Haiku', 'distribution': 'Haiku'}, result
+    assert len(seen) == 1

@@ -23,14 +23,20 @@ def path(unit):
     return '%s/%s.d/%s' % (DIR, unit, NAME)
 
 
-def files(filesystems):
-    """[{path, content}]: the drop-in of each service named by the filesystems (``services`` of each entry), with
-    all its mount points in the order the filesystems give them; services in the order they first appear."""
+def by_unit(filesystems):
+    """{unit: [mount points]}: what the filesystems hold each of their services for (``services`` of each entry),
+    mount points in the order the filesystems give them; units in the order they first appear."""
     mounts = {}
     for fs in filesystems:
         for unit in fs.get('services') or []:
             mounts.setdefault(unit, []).append(fs['mountpoint'])
-    return [{'path': path(unit), 'content': HEAD + ' '.join(points) + '\n'} for unit, points in mounts.items()]
+    return mounts
+
+
+def files(filesystems):
+    """[{path, content}]: the drop-in of each service named by the filesystems, with all its mount points."""
+    return [{'path': path(unit), 'content': HEAD + ' '.join(points) + '\n'}
+            for unit, points in by_unit(filesystems).items()]
 
 
 def held_mounts(text):

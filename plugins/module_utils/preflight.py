@@ -328,7 +328,7 @@ def preflight_call(module, view):
     if params['os_facts']:
         extra['ansible_facts'] = os_facts(module, view)
     if params['holds'] is not None:
-        dropped = dropped_holds(view, params['holds']['keep'], params['holds']['release'])
+        dropped = dropped_holds(view, params['holds']['keep'], params['holds']['release'], params['holds']['mounts'])
         if dropped:
             raise PreflightFailure('preflight refused the plan (nothing was changed): %s' % '; '.join(dropped),
                                    problems=dropped)
@@ -363,26 +363,34 @@ def os_facts(module, view):
     return Distribution(module=module).get_distribution_facts()
 
 
-def dropped_holds(view, keep, release):
-    """Problems: the holds an earlier run wrote for units that ``keep`` (the plan's services) no longer lists and
-    ``release`` (iotune_release_holds) does not let go, on a mount point that is mounted now. The xfs role removes
-    the drop-in of a unit no longer listed: after a boot without that filesystem the unit would start on the empty
+def dropped_holds(view, keep, release, mounts=None):
+    """Problems: the holds an earlier run wrote on a mount point that is mounted now and that this plan drops: the
+    unit is not in ``keep`` (the plan's services), or, with ``mounts`` ({unit: [mount points]}, what the plan holds
+    each unit for), the plan holds it elsewhere only; ``release`` (iotune_release_holds) lets a unit go. The xfs role
+    rewrites or removes such a drop-in: after a boot without that filesystem the unit would start on the empty
     directory below it."""
-    wanted = set(io_observe.unit_name(u) for u in list(keep) + list(release))
+    wanted = set(io_observe.unit_name(u) for u in list(keep) + list(mounts or {}))
+    released = set(io_observe.unit_name(u) for u in release)
+    planned = {}
+    for unit, points in (mounts or {}).items():
+        planned.setdefault(io_observe.unit_name(unit), set()).update(p.rstrip('/') or '/' for p in points)
     mounted = set(mount[2] for mount in view.mounts())
     top = view.path(mount_holds.DIR)
     problems = []
     for entry in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-        if not entry.endswith('.d') or entry[:-2] in wanted:
+        unit = entry[:-2]
+        if not entry.endswith('.d') or unit in released:
             continue
-        path = mount_holds.path(entry[:-2])
+        path = mount_holds.path(unit)
         text = view.read(path)
         if text is None:
             continue
-        held = mount_holds.held_mounts(text)
-        live = [where for where in held if where.rstrip('/') in mounted or where == '/']
+        live = [where for where in mount_holds.held_mounts(text) if (where.rstrip('/') or '/') in mounted]
+        if unit in wanted and mounts is not None:
+            live = [where for where in live if (where.rstrip('/') or '/') not in planned.get(unit, ())]
+        elif unit in wanted:
+            live = []
         if live:
-            unit = entry[:-2]
             problems.append('the plan drops the mount hold of %s on %s (%s), which is mounted now: without it %s can '
                             'start on the empty directory after a boot without that filesystem; keep its array and '
                             'the unit in iotune_arrays, or give iotune_release_holds: [%s]'

@@ -162,8 +162,10 @@ options:
         are mounted (a drop-in C(/etc/systemd/system/UNIT.d/iotune-storage-mounts.conf) with C(RequiresMountsFor=))
         and removes the drop-in of a unit the plan no longer lists; after a boot without that filesystem the unit
         would then start on the empty directory.
-      - The call fails, before any change, when such a drop-in of a unit in neither O(holds.keep) nor
-        O(holds.release) holds a mount point that is mounted now, naming the unit, the mount point and the drop-in.
+      - The call fails, before any change, when such a drop-in holds a mount point that is mounted now and the plan
+        drops that hold (the unit is in neither O(holds.keep) nor O(holds.mounts), or O(holds.mounts) holds it on
+        other mount points only) and O(holds.release) does not name the unit, naming the unit, the mount point and
+        the drop-in.
     type: dict
     suboptions:
       keep:
@@ -171,6 +173,12 @@ options:
         type: list
         elements: str
         default: []
+      mounts:
+        description:
+          - "What the plan holds each unit for, C({unit: [mount points]}) (the tune plan's C(mount_holds)). With it, a
+            unit the plan still holds, but no longer on a mounted mount point it is held on now, is refused too (an
+            array left out while another array names the same service would otherwise rewrite the drop-in)."
+        type: dict
       release:
         description: Units whose hold may go anyway (C(iotune_release_holds)).
         type: list
@@ -341,7 +349,8 @@ def argument_spec():
         services=dict(type='list', elements='str', default=[]),
         observe_unit=dict(type='str'),
         holds=dict(type='dict', options=dict(keep=dict(type='list', elements='str', default=[]),
-                                             release=dict(type='list', elements='str', default=[]))),
+                                             release=dict(type='list', elements='str', default=[]),
+                                             mounts=dict(type='dict'))),
     )
 
 

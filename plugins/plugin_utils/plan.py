@@ -26,6 +26,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import fio as fio_job
+from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     DEVICE_CLASSES,
@@ -883,4 +884,4 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
             'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral,
-            'services': kernel['services'], 'release_holds': release}
+            'services': kernel['services'], 'mount_holds': mount_holds.by_unit(xfs), 'release_holds': release}

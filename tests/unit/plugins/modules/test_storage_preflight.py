@@ -497,3 +497,27 @@ def test_main_returns_the_os_family_from_os_release(main_on_host, capsys, monkey
     code, result = run_module(mod, {'arrays': [], 'os_facts': True}, capsys)
     assert code == 0 and result['ansible_facts'] == {'os_family': 'Haiku', 'distribution': 'Haiku'}, result
     assert len(seen) == 1
+
+
+def test_a_unit_the_plan_holds_elsewhere_only_loses_its_hold_on_the_mounted_filesystem(host):
+    # the converged array data holds cassandra on /var/lib/cassandra; a plan of another array alone names the
+    # profile's default service cassandra again, for /srv/other: the xfs stage would rewrite the drop-in
+    holding(host, 'cassandra.service', '/var/lib/cassandra')
+    host.mount('9:127', '/var/lib/cassandra')
+    found = pf.dropped_holds(host.view(), keep=['cassandra.service'], release=[],
+                             mounts={'cassandra.service': ['/srv/other']})
+    assert len(found) == 1 and found[0].startswith(
+        'the plan drops the mount hold of cassandra.service on /var/lib/cassandra '), found
+    # the plan holds it on both: nothing dropped; released: nothing refused; the unit-level check alone misses it
+    assert pf.dropped_holds(host.view(), keep=[], release=[],
+                            mounts={'cassandra': ['/srv/other', '/var/lib/cassandra/']}) == []
+    assert pf.dropped_holds(host.view(), keep=[], release=['cassandra'], mounts={'cassandra': ['/srv/other']}) == []
+    assert pf.dropped_holds(host.view(), keep=['cassandra.service'], release=[]) == []
+
+
+def test_main_refuses_a_hold_moved_to_another_mount_point(main_on_host, capsys):
+    holding(main_on_host, 'cassandra.service', '/var/lib/cassandra')
+    main_on_host.mount('9:127', '/var/lib/cassandra')
+    holds = {'keep': ['cassandra.service'], 'mounts': {'cassandra.service': ['/srv/logs']}}
+    code, result = run_module(mod, {'arrays': [array(mountpoint='/srv/logs')], 'holds': holds}, capsys)
+    assert code == 1 and 'drops the mount hold of cassandra.service on /var/lib/cassandra' in result['msg'], result

@@ -321,3 +321,12 @@ def test_release_holds_are_unit_names():
     # every problem at once: the array's and the opt-in's
     assert any('/ is the root directory' in p for p in e.value.problems), e.value.problems
     assert any(p.startswith('iotune_release_holds') for p in e.value.problems), e.value.problems
+
+
+def test_mount_holds_name_each_unit_with_its_mount_points():
+    two = arrays() + [{'name': 'logs', 'devices': ['/dev/disk/by-id/virtio-c', '/dev/disk/by-id/virtio-d'],
+                       'mountpoint': '/srv/logs', 'services': ['cassandra', 'kafka']}]
+    plan = build_plan('cassandra', profile_data(), {}, two)
+    assert plan['mount_holds'] == {'cassandra.service': ['/var/lib/cassandra', '/srv/logs'],
+                                   'kafka.service': ['/srv/logs']}
+    assert build_plan('cassandra', profile_data(), {}, [])['mount_holds'] == {}

@@ -175,7 +175,7 @@ def _arrays(plan, facts):
             why = {'missing': 'is not running (no such md device)', 'inactive': 'is inactive (not running)',
                    'broken': 'is broken (a member disappeared while it ran)',
                    'degraded': 'is degraded (%s of %s members)' % (
-                       len(seen.get('md_devices') or seen.get('slaves') or []), md.get('raid_disks'))}[state]
+                       working_members(seen), md.get('raid_disks'))}[state]
             items.append(_item('array', subject, '%s %s' % (subject, why)))
         if md.get('chunk_kb') and planned.get('chunk_kb') and md['chunk_kb'] != planned['chunk_kb']:
             items.append(_item('array', subject, 'chunk %d KiB, the plan says %d KiB' % (md['chunk_kb'], planned['chunk_kb'])))

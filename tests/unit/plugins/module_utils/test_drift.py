@@ -97,3 +97,13 @@ def test_drift_imports_neither_ansible_nor_plugin_utils():
         for name in names:
             assert not name.startswith('ansible.'), name
             assert 'plugin_utils' not in name, name
+
+
+def test_a_degraded_array_counts_its_working_members_only():
+    """md keeps a faulty member listed: the message counts the members the array runs with (it said 2 of 2)."""
+    facts = {'kname': 'md127', 'md': {'array_state': 'clean', 'raid_disks': 2},
+             'md_devices': [{'name': 'vdb', 'state': 'in_sync'}, {'name': 'vdc', 'state': 'faulty'}]}
+    assert drift.array_state(facts) == 'degraded'
+    result = drift.compare({'schema_version': 1, 'arrays': [dict(facts, name='data')]},
+                           {'raid0_arrays': [{'name': 'data', 'chunk_kb': 256}]})
+    assert ('array', '/dev/md/data is degraded (1 of 2 members)') in [(i['area'], i['message']) for i in result['items']]

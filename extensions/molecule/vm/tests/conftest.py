@@ -130,8 +130,10 @@ class SubRun(object):
 
     def __init__(self, request, hostname):
         self.inventory_args = ["-i", os.path.join(HERE, "..", "inventory")]
-        if request.config.option.ansible_inventory:
-            self.inventory_args += ["-i", request.config.option.ansible_inventory]
+        # the lab's inventory of the VM (molecule.yml, verifier options): its address, port, key and disks
+        self.lab_inventory = request.config.option.ansible_inventory
+        if self.lab_inventory:
+            self.inventory_args += ["-i", self.lab_inventory]
         self.hostname = hostname
         self.env = dict(os.environ)
         # molecule's ansible.cfg enables profile_tasks, whose recap would follow the JSON on stdout
@@ -160,6 +162,38 @@ class SubRun(object):
         start = proc.stdout.find("{")
         assert start >= 0, out
         return proc.returncode, out, json.loads(proc.stdout[start:])
+
+    def run_cases(self, cases, tmp_dir, tags=None, playbook="iotune.storage.tune", forks=8, timeout=1800):
+        """One ansible-playbook run for many sets of variables: each case is an inventory alias of the scenario
+        host (the same address, key and SSH control socket) with the case's variables as host variables, so the
+        cases share one controller start (a tune run refused by the plan took 4.6 s of wall time on the development
+        machine, busy with two lab VMs) and the host-side ones one preflight task. Returns {case id: (failure
+        messages, changed count, stats)}, and the run's own output under None."""
+        with open(self.lab_inventory, encoding="utf-8") as f:
+            connection = yaml.safe_load(f)["all"]["hosts"][self.hostname]
+        aliases = dict(("%s--%s" % (self.hostname, case), dict(connection, **variables))
+                       for case, variables in cases.items())
+        inventory = os.path.join(str(tmp_dir), "cases.yml")
+        with open(inventory, "w", encoding="utf-8") as f:
+            json.dump({"all": {"hosts": aliases}}, f)   # JSON is YAML: no quoting surprises in the variables
+        # each alias on its own: the tune playbook stops every host at the first failure by default
+        # (iotune_max_fail_percentage 0), so a case refused by the plan would keep the others from their preflight
+        argv = ["ansible-playbook", playbook, "-i", os.path.join(HERE, "..", "inventory"), "-i", inventory,
+                "--limit", ",".join(aliases), "--forks", str(forks), "-e", '{"iotune_max_fail_percentage": 100}']
+        if tags:
+            argv += ["--tags", tags]
+        env = dict(self.env, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json")
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+        out = proc.stdout + proc.stderr
+        start = proc.stdout.find("{")
+        assert start >= 0, out
+        report = json.loads(proc.stdout[start:])
+        found = dict((case, (failure_messages(report, "%s--%s" % (self.hostname, case)),
+                             report["stats"].get("%s--%s" % (self.hostname, case), {}).get("changed"),
+                             report["stats"].get("%s--%s" % (self.hostname, case), {})))
+                     for case in cases)
+        found[None] = out
+        return found
 
     def tasks(self, report, name):
         """This host's results of every task whose name ends with ``name`` (role prefixes vary)."""
@@ -191,8 +225,7 @@ def failure_messages(report, hostname):
 BUSY_MOUNT = "/mnt/iotune-busy"
 
 
-@pytest.fixture
-def busy_disk(host):
+def mount_busy_disk(host):
     """lab_disks[8] (prepare_refusals.yml) with its first partition mounted on BUSY_MOUNT.
 
     The mount is not in fstab, so it does not survive the scenario's reboot: mount it again.
@@ -201,6 +234,11 @@ def busy_disk(host):
     if not host.mount_point(BUSY_MOUNT).exists:
         host.check_output("mount %s-part1 %s", disk["by_id"], BUSY_MOUNT)
     return disk
+
+
+@pytest.fixture
+def busy_disk(host):
+    return mount_busy_disk(host)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,20 +257,21 @@ def run_audit(subrun, report_dir, fail_on_drift=False, verbose=False, extra_vars
     extra = dict(extra_vars or {}, iotune_report_dir=str(report_dir), iotune_audit_fail_on_drift=fail_on_drift)
     argv = ["ansible-playbook", "iotune.storage.audit", "--limit", subrun.hostname] + subrun.inventory_args
     argv += ["-e", json.dumps(extra)]
-    env = dict(subrun.env, ANSIBLE_PIPELINING="1")
+    # the JSON report on stdout; with verbose, ansible's -vvv lines (the SSH commands) on stderr, so that one run
+    # gives both
+    env = dict(subrun.env, ANSIBLE_PIPELINING="1", ANSIBLE_STDOUT_CALLBACK="ansible.posix.json")
     if verbose:
         argv.append("-vvv")
-    else:
-        env["ANSIBLE_STDOUT_CALLBACK"] = "ansible.posix.json"
+        env["ANSIBLE_VERBOSE_TO_STDERR"] = "1"
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1200, check=False)
     out = proc.stdout + proc.stderr
     with open(os.path.join(str(report_dir), "storage_audit.json"), encoding="utf-8") as f:
         doc = json.load(f)
-    tasks = []
-    if not verbose:
-        run = json.loads(proc.stdout[proc.stdout.find("{"):])
-        tasks = [(t["task"]["name"], t["hosts"][subrun.hostname]) for play in run["plays"] for t in play["tasks"]
-                 if subrun.hostname in t["hosts"]]
+    start = proc.stdout.find("{")
+    assert start >= 0, out[-3000:]
+    run = json.loads(proc.stdout[start:])
+    tasks = [(t["task"]["name"], t["hosts"][subrun.hostname]) for play in run["plays"] for t in play["tasks"]
+             if subrun.hostname in t["hosts"]]
     return proc.returncode, out, doc, tasks
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import failure_messages
+from conftest import failure_messages, mount_busy_disk
 
 # the plan filter and the preflight decide (the signature refusals that depend on the release's tools,
 # test_raid_xfs.py, run on every entry)
@@ -98,20 +98,34 @@ CASES = [
      "vm.drop_caches is an action, not a setting"),
     ("foreign-fstab-line", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/foreign")]},
      "gives /srv/foreign to LABEL=iotune-elsewhere"),
+    # the unit the observation windows read must run (docs/observe.md; test_observe.py proves the windows)
+    ("observe-unit-not-running", lambda d, k: {"vars": {"iotune_observe_seconds": 5,
+                                                        "iotune_observe_unit": "iotune-no-such-db"}},
+     "iotune_observe_unit: unit iotune-no-such-db.service: no cgroup with processes"),
 ]
 
 
-@pytest.mark.parametrize("case, make, expected", CASES, ids=[c[0] for c in CASES])
-def test_refused_before_any_change(subrun, host, disks, kname, converged, traps, busy_disk, case, make, expected):
-    given = make(disks, kname)
-    extra_vars = {"iotune_arrays": [converged] + given.get("arrays", []), "iotune_verify": False}
-    if "overrides" in given:
-        extra_vars["iotune_profile_overrides"] = given["overrides"]
-    extra_vars.update(given.get("vars", {}))
-    rc, dummy, report = subrun.run(extra_vars)
-    messages = failure_messages(report, subrun.hostname)
-    assert rc != 0, messages
-    assert subrun.changed(report) == 0
+@pytest.fixture(scope="module")
+def refusals(subrun, host, disks, kname, converged, traps, tmp_path_factory):
+    """Every case in one ansible-playbook run, each as an alias of the VM with its variables (SubRun.run_cases):
+    one controller start instead of one per case; each alias fails or passes on its own."""
+    mount_busy_disk(host)
+    cases = {}
+    for case, make, dummy in CASES:
+        given = make(disks, kname)
+        variables = {"iotune_arrays": [converged] + given.get("arrays", []), "iotune_verify": False}
+        if "overrides" in given:
+            variables["iotune_profile_overrides"] = given["overrides"]
+        variables.update(given.get("vars", {}))
+        cases[case] = variables
+    return subrun.run_cases(cases, tmp_path_factory.mktemp("bad-input"))
+
+
+@pytest.mark.parametrize("case, expected", [(c[0], c[2]) for c in CASES], ids=[c[0] for c in CASES])
+def test_refused_before_any_change(refusals, host, disks, traps, case, expected):
+    messages, changed, stats = refusals[case]
+    assert stats.get("failures"), (messages, refusals[None][-3000:])
+    assert changed == 0
     assert len(messages) == 1 and expected in messages[0], messages
     # the first failure is in the profile role: nothing after it ran
     assert any(step in messages[0] for step in ("Validate the variables", "Check the arrays")), messages

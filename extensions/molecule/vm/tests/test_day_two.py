@@ -5,9 +5,10 @@
 """Day two: a mistyped or changed mountpoint on the converged host never moves the live filesystem (issue 23).
 
 The converged array `data` holds a file whose checksum is taken first; a stand-in database (a transient unit
-with a file open and its working directory under the mount point) runs during some of the runs. Each run
-below must fail before any change (changed=0) and leave the filesystem where it is, its fstab line, the
-drop-ins and the file's checksum as they were, no directory at the typo, and the stand-in alive:
+with a file open and its working directory under the mount point) runs during some of the runs. Runs 1, 3 and 4
+go side by side in one ansible-playbook run (an alias of the VM per plan). Each run below must fail before any
+change (changed=0) and leave the filesystem where it is, its fstab line, the drop-ins and the file's checksum as
+they were, no directory at the typo, and the stand-in alive:
 
 1. `mountpoint: /var/lib/casandra` with the stand-in running: the preflight refuses, naming both paths and
    the `move_from` opt-in;
@@ -69,23 +70,59 @@ def refused(subrun, host, probe, array, expected, **extra):
     rc, out, report = subrun.run(dict({"iotune_arrays": [array], "iotune_verify": False}, **extra))
     messages = failure_messages(report, subrun.hostname)
     assert rc != 0 and subrun.changed(report) == 0, out
+    return checked(host, probe, messages, expected)
+
+
+def checked(host, probe, messages, expected):
     assert len(messages) == 1 and all(text in messages[0] for text in expected), messages
     assert host.check_output(STATE) == probe          # the file, fstab, drop-ins, the mount: as they were
     assert not host.file(TYPO).exists and not host.file(MOVED).exists
     return messages[0]
 
 
-def test_a_typo_in_mountpoint_is_refused_with_the_database_running(subrun, host, probe, data_array):
+@pytest.fixture(scope="module")
+def with_the_database_running(subrun, host, probe, data_array, tmp_path_factory):
+    """Runs 1, 3 and 4 side by side in one ansible-playbook run (SubRun.run_cases), the stand-in running: each is
+    refused on its own, and none of them changes anything the others read."""
     pid = stub(host, running=True)
-    msg = refused(subrun, host, probe, dict(data_array, mountpoint=TYPO), [
+    disks = host.ansible.get_variables()["lab_disks"]
+    other = {"name": "other", "devices": [d["by_id"] for d in disks[9:11]], "mountpoint": "/srv/iotune-other"}
+    plans = {"typo": dict(data_array, mountpoint=TYPO),
+             "move": dict(data_array, mountpoint=MOVED, move_from=MOUNTPOINT),
+             "left-out": other}
+    found = subrun.run_cases(dict((case, {"iotune_arrays": [array], "iotune_verify": False})
+                                  for case, array in plans.items()), tmp_path_factory.mktemp("day-two"))
+    for case in plans:
+        messages, changed, stats = found[case]
+        assert stats.get("failures") and changed == 0, (case, messages, found[None][-3000:])
+    return dict(found, pid=pid)
+
+
+def test_a_typo_in_mountpoint_is_refused_with_the_database_running(host, probe, with_the_database_running):
+    msg = checked(host, probe, with_the_database_running["typo"][0], [
         "its filesystem is on %s (mounted there, /etc/fstab line" % MOUNTPOINT,
         "not on the planned mountpoint %s" % TYPO, "move_from: %s" % MOUNTPOINT])
     assert "Check the arrays" in msg                   # the preflight: the first host check
-    assert int(host.check_output("systemctl show -P MainPID %s", STUB)) == pid
+    assert int(host.check_output("systemctl show -P MainPID %s", STUB)) == with_the_database_running["pid"]
+
+
+def test_the_move_opt_in_is_refused_while_the_database_uses_the_files(host, probe, with_the_database_running):
+    checked(host, probe, with_the_database_running["move"][0], [
+        "move_from %s: 1 process(es) use files there: pid %d (sleep" % (MOUNTPOINT, with_the_database_running["pid"]),
+        "stop them before the filesystem is moved"])
+
+
+def test_a_plan_that_leaves_data_out_is_refused_while_data_is_mounted(host, probe, with_the_database_running):
+    msg = checked(host, probe, with_the_database_running["left-out"][0], [
+        "drops the mount hold of cassandra.service on %s" % MOUNTPOINT,
+        "drops the mount hold of iotune-standin.service on %s" % MOUNTPOINT, "iotune_release_holds"])
+    assert "Check the arrays" in msg
+    assert not host.file("/srv/iotune-other").exists
+    assert "md/other" not in host.check_output("cat /proc/mdstat; ls /dev/md")
 
 
 def test_a_typo_is_refused_with_profile_preflight_false_and_by_the_xfs_role_alone(
-        subrun, host, probe, data_array, tmp_path):
+        subrun, host, probe, data_array, tmp_path, with_the_database_running):
     stub(host, running=False)
     # profile_preflight: false skips only the tuning check: the host checks still refuse the typo
     msg = refused(subrun, host, probe, dict(data_array, mountpoint=TYPO),
@@ -103,23 +140,3 @@ def test_a_typo_is_refused_with_profile_preflight_false_and_by_the_xfs_role_alon
     assert "its filesystem is on %s" % MOUNTPOINT in messages[0] and "set move_from: %s" % MOUNTPOINT in messages[0]
     assert host.check_output(STATE) == probe
     assert not host.file(TYPO).exists
-
-
-def test_the_move_opt_in_is_refused_while_the_database_uses_the_files(subrun, host, probe, data_array):
-    pid = stub(host, running=True)
-    refused(subrun, host, probe, dict(data_array, mountpoint=MOVED, move_from=MOUNTPOINT), [
-        "move_from %s: 1 process(es) use files there: pid %d (sleep" % (MOUNTPOINT, pid),
-        "stop them before the filesystem is moved"])
-    stub(host, running=False)
-
-
-def test_a_plan_that_leaves_data_out_is_refused_while_data_is_mounted(subrun, host, probe):
-    stub(host, running=False)
-    disks = host.ansible.get_variables()["lab_disks"]
-    other = {"name": "other", "devices": [d["by_id"] for d in disks[9:11]], "mountpoint": "/srv/iotune-other"}
-    msg = refused(subrun, host, probe, other, [
-        "drops the mount hold of cassandra.service on %s" % MOUNTPOINT,
-        "drops the mount hold of iotune-standin.service on %s" % MOUNTPOINT, "iotune_release_holds"])
-    assert "Check the arrays" in msg
-    assert not host.file("/srv/iotune-other").exists
-    assert "md/other" not in host.check_output("cat /proc/mdstat; ls /dev/md")

@@ -34,7 +34,6 @@ import os
 import pwd
 import grp
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +43,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import device_safet
 from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
-from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost, run_argv
 from ansible_collections.iotune.storage.plugins.module_utils.md_array import ArrayError, MdadmArray
 from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
 
@@ -323,17 +322,8 @@ class Log:
         self._emit(3, text)
 
 
-def runner(argv, environ_update=None, **dummy):
-    """run_command for the boot program: argv list, no shell, (rc, stdout, stderr)."""
-    env = dict(os.environ)
-    env.update(environ_update or {})
-    env.setdefault('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')
-    try:
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env, check=False)
-    except OSError as e:
-        return 127, '', str(e)
-    return proc.returncode, proc.stdout, proc.stderr
+# run_command of the boot program: argv list, no shell, (rc, stdout, stderr)
+runner = run_argv
 
 
 def find_tools():

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
     BlockInventory,
@@ -358,3 +359,18 @@ class BlockHost:
             raise DeviceError('wipefs --no-act --json %s printed output that is not its JSON: %r'
                               % (resolved, out.strip()[:200]))
         return data.get('signatures') or []
+
+
+def run_argv(argv, environ_update=None, **dummy):
+    """``(rc, stdout, stderr)`` of ``argv`` (no shell), as AnsibleModule.run_command returns them: the run_command of
+    the collection's host programs (the ephemeral boot program, the metrics collector), which run without Ansible.
+    Keyword arguments of run_command other than ``environ_update`` are accepted and ignored."""
+    env = dict(os.environ)
+    env.update(environ_update or {})
+    env.setdefault('PATH', '/usr/sbin:/usr/bin:/sbin:/bin')
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                              env=env, check=False)
+    except OSError as e:
+        return 127, '', str(e)
+    return proc.returncode, proc.stdout, proc.stderr

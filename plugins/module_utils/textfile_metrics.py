@@ -20,13 +20,12 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import time
 
 from ansible_collections.iotune.storage.plugins.module_utils import audit, drift, files, initramfs
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import loadable_schedulers
-from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost, run_argv
 
 PROGRAM = 'iotune-storage-metrics'
 PREFIX = 'iotune_storage_'
@@ -307,15 +306,9 @@ def read_spec(path):
 # the program
 
 
-def run_command(argv):
+def run_command(argv, **dummy):
     """``(rc, stdout, stderr)`` of ``argv`` (as AnsibleModule.run_command returns them), in the C locale."""
-    env = dict(os.environ, LC_ALL='C', LANG='C')
-    try:
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                              env=env, check=False)
-    except OSError as e:
-        return 127, '', str(e)
-    return proc.returncode, proc.stdout, proc.stderr
+    return run_argv(argv, environ_update={'LC_ALL': 'C', 'LANG': 'C'})
 
 
 def page_kb():

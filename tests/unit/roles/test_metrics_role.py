@@ -8,46 +8,17 @@ program runs them with an isolated interpreter, and the units call it with the r
 from __future__ import annotations
 
 import ast
-import base64
-import hashlib
 import os
 import re
-import subprocess
 import sys
 
-import jinja2
 import yaml
 from jinja2.nativetypes import NativeEnvironment
 
-ROOT = os.path.join(os.path.dirname(__file__), '..', '..', '..')
-MODULE_UTILS = os.path.join(ROOT, 'plugins', 'module_utils')
+from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.program_bundle import (
+    MODULE_UTILS, ROOT, assert_carries_byte_for_byte, closure, run_script, template_environment)
+
 ROLE = os.path.join(ROOT, 'roles', 'metrics')
-PREFIX = 'ansible_collections.iotune.storage.plugins.module_utils'
-
-
-def imports_of(name):
-    with open(os.path.join(MODULE_UTILS, name + '.py')) as f:
-        tree = ast.parse(f.read())
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == PREFIX:
-                found.update(alias.name for alias in node.names)
-            elif node.module.startswith(PREFIX + '.'):
-                found.add(node.module[len(PREFIX) + 1:])
-        elif isinstance(node, ast.Import):
-            found.update(a.name[len(PREFIX) + 1:] for a in node.names if a.name.startswith(PREFIX + '.'))
-    return found
-
-
-def closure(start):
-    seen, todo = set(), [start]
-    while todo:
-        name = todo.pop()
-        if name not in seen:
-            seen.add(name)
-            todo.extend(imports_of(name))
-    return seen
 
 
 def role_vars():
@@ -76,14 +47,7 @@ def test_no_carried_module_util_imports_ansible_or_plugin_utils():
 
 
 def environment():
-    def lookup(kind, path, rstrip=True):
-        assert kind == 'ansible.builtin.file' and rstrip is False
-        with open(path) as f:
-            return f.read()
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(ROLE, 'templates')),
-                             trim_blocks=True, keep_trailing_newline=True)
-    env.filters['b64encode'] = lambda text: base64.b64encode(text.encode('utf-8')).decode('ascii')
-    return env, lookup
+    return template_environment(os.path.join(ROLE, 'templates'))
 
 
 def render(template, **variables):
@@ -94,11 +58,6 @@ def render(template, **variables):
                   metrics_prom_path=values['metrics_textfile_dir'] + '/iotune_storage.prom')
     values.update(variables)
     return env.get_template(template).render(lookup=lookup, **values)
-
-
-def run_script(path, *args):
-    return subprocess.run([sys.executable, '-I', '-B', str(path)] + list(args), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, check=False)
 
 
 def test_the_program_runs_isolated_and_carries_the_module_utils_byte_for_byte(tmp_path):
@@ -112,22 +71,7 @@ def test_the_program_runs_isolated_and_carries_the_module_utils_byte_for_byte(tm
     proc = run_script(script, '--spec', str(tmp_path / 'none.json'), '--output', str(out))
     assert proc.returncode == 1 and 'reading the host failed' in proc.stderr
     assert 'iotune_storage_collector_up 0\n' in out.read_text()
-    probe = tmp_path / 'probe.py'
-    probe.write_text(text.replace(
-        "if __name__ == '__main__':\n    sys.exit(main())",
-        "import hashlib\nfrom ansible_collections.iotune.storage.plugins.module_utils import drift\n"
-        "print(type(drift.__spec__.loader).__name__)\n"
-        "for name in sorted(SOURCES):\n"
-        "    print(name, hashlib.sha1(base64.b64decode(SOURCES[name])).hexdigest())"))
-    proc = run_script(probe)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.splitlines()
-    assert lines[0] == 'BundledModuleUtils'
-    expected = []
-    for name in sorted(role_vars()['metrics_module_utils']):
-        with open(os.path.join(MODULE_UTILS, name + '.py'), 'rb') as f:
-            expected.append('%s %s' % (name, hashlib.sha1(f.read()).hexdigest()))
-    assert lines[1:] == expected
+    assert_carries_byte_for_byte(text, role_vars()['metrics_module_utils'], tmp_path, 'drift')
 
 
 def test_the_service_runs_the_program_with_the_role_paths_and_the_timer_repeats_it():

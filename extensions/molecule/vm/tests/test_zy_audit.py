@@ -17,28 +17,39 @@ is failed by the kernel and unmounted by systemd, which no later test could star
 """
 import re
 
+import pytest
+
 from conftest import AUDIT_CHECKSUMS, AUDIT_RULES, audit_host_changes, run_audit
 
 
 # runs on every entry of the vm matrix: the virtio entry audits a plan of paths, the nvme entry one of member
-# selectors (test_one_ssh_command_per_host counts the calls of each)
-def test_tuned_host_audits_ok(host, subrun, tmp_path):
+# selectors (test_one_ssh_command_per_host counts the calls of each). One audit run for both tests: with -vvv on
+# stderr and the JSON report on stdout (conftest.run_audit); an audit reads the initramfs that boots next, minutes
+# under emulation with dracut's lsinitrd.
+@pytest.fixture(scope="module")
+def audited(host, subrun, tmp_path_factory):
     before = host.run(AUDIT_CHECKSUMS).stdout
     assert "/etc/fstab" in before and AUDIT_RULES in before, before
-    rc, out, doc, tasks = run_audit(subrun, tmp_path)
-    assert rc == 0, out[-3000:]
+    rc, out, doc, tasks = run_audit(subrun, tmp_path_factory.mktemp("audit"), verbose=True)
+    return {"before": before, "after": host.run(AUDIT_CHECKSUMS).stdout, "rc": rc, "out": out, "doc": doc,
+            "tasks": tasks}
+
+
+def test_tuned_host_audits_ok(audited):
+    assert audited["rc"] == 0, audited["out"][-3000:]
+    doc = audited["doc"]
     entry = doc["hosts"][0]
     assert doc["schema_version"] == 1 and doc["counts"]["ok"] == 1, entry
     assert entry["verdict"] == "ok" and entry["items"] == [], entry
     assert entry["arrays"][0]["state"] == "active"
-    assert audit_host_changes(tasks) == []
-    assert host.run(AUDIT_CHECKSUMS).stdout == before
+    assert audited["tasks"] and audit_host_changes(audited["tasks"]) == []
+    assert audited["after"] == audited["before"]
 
 
-def test_one_ssh_command_per_host(host, subrun, tmp_path):
+def test_one_ssh_command_per_host(host, subrun, audited):
     selectors = host.ansible.get_variables()["lab_disks"][0]["bus"] == "nvme"   # group_vars/all.yml
-    rc, out, doc, dummy = run_audit(subrun, tmp_path, verbose=True)
-    assert rc == 0, out[-3000:]
+    out = audited["out"]
+    assert audited["rc"] == 0, out[-3000:]
     execs = len(re.findall(r"SSH: EXEC ssh ", out))
     print("audit: %d ssh command(s) for host %s (selectors: %s)" % (execs, subrun.hostname, selectors))
     assert execs == (2 if selectors else 1), out[-5000:]

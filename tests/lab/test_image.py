@@ -243,3 +243,30 @@ def test_root_disk_layout(tmp_path, monkeypatch):
     assert argv[argv.index("-U") + 1] == UUID and argv[argv.index("-E") + 1] == "offset=1048576"
     with pytest.raises(LabError, match="does not fit"):
         image.write_root_disk(raw, tmp_path / "rootfs", UUID, b"\xeb" * 512, b"x" * (2047 * 512 + 1))
+
+
+def _try_flock(path, mode):
+    """Whether another open file description can take ``mode`` on path now (what a second process would get)."""
+    import fcntl
+    import os
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def test_builds_of_two_recipes_share_the_build_lock_and_prune_excludes_them(tmp_path):
+    """ensure_image takes the common lock shared and its recipe's own lock exclusive: two images build side by
+    side, the same image once, and prune (the common lock exclusive) never runs beside a build."""
+    import fcntl
+    common_lock = tmp_path / ".build.lock"
+    with common.FileLock(common_lock, shared=True), common.FileLock(tmp_path / ".build-aaaa.lock"):
+        assert _try_flock(common_lock, fcntl.LOCK_SH)                   # another recipe's build goes on
+        assert not _try_flock(common_lock, fcntl.LOCK_EX)               # prune waits
+        assert not _try_flock(tmp_path / ".build-aaaa.lock", fcntl.LOCK_EX)   # the same recipe waits
+        assert _try_flock(tmp_path / ".build-bbbb.lock", fcntl.LOCK_EX)
+    assert _try_flock(common_lock, fcntl.LOCK_EX)

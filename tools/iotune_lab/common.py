@@ -112,17 +112,20 @@ def safe_rmtree(path):
 
 
 class FileLock:
-    def __init__(self, path):
+    """flock(2) on path: exclusive, or shared (``shared=True``: any number of holders, none beside an exclusive one)."""
+
+    def __init__(self, path, shared=False):
         self.path = Path(path)
+        self.mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
 
     def __enter__(self):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(self.fd, self.mode | fcntl.LOCK_NB)
         except OSError:
             say(f"waiting for lock {self.path} ...")
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
+            fcntl.flock(self.fd, self.mode)
         return self
 
     def __exit__(self, *exc):

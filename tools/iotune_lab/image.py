@@ -42,9 +42,10 @@ KERNEL_PACKAGES = ["linux-image-amd64", "grub-pc-bin"]
 # with the kernel, and the files under tools/lab_image/dracut/ replace etc/initramfs-tools/.
 DRACUT_PACKAGES = ["dracut"]
 # The vm scenario's own tools (never installed by the collection), installed with the kernel: lvm2 and
-# fdisk write the signatures the refusal tests must respect, util-linux-extra has fincore. In the chroot
-# they take seconds; installed in the emulated guest they took 8 minutes of every CI entry.
-LAB_TOOLS_PACKAGES = ["lvm2", "fdisk", "util-linux-extra"]
+# fdisk write the signatures the refusal tests must respect, util-linux-extra has fincore, Debian's node_exporter reads
+# the metrics collector's file (test_metrics.py; disabled below, the test starts it). In the chroot they take
+# seconds; installed in the emulated guest they took 8 minutes of every CI entry (node_exporter alone about 2).
+LAB_TOOLS_PACKAGES = ["lvm2", "fdisk", "util-linux-extra", "prometheus-node-exporter"]
 ROOTFS_SIZE = "4G"
 # The root disk: an MBR partition table, GRUB's boot.img in the MBR, its core.img in the gap
 # before the first partition (sectors 1..2047), the ext4 root filesystem in partition 1.
@@ -66,6 +67,8 @@ UNITS_MASK = ["apt-daily.timer", "apt-daily-upgrade.timer", "apt-daily.service",
               "apt-daily-upgrade.service", "systemd-networkd-wait-online.service",
               # nothing to scrub on a throw-away VM; it only costs boot time under emulation
               "e2scrub_reap.service", "e2scrub_all.timer"]
+# Installed for one test, which starts it: no VM runs them unasked (CPU under emulation).
+UNITS_DISABLE = ["prometheus-node-exporter.service"]
 
 KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 
@@ -215,7 +218,7 @@ def recipe_hash(mirror, security, release=SUITE, initramfs=INITRAMFS[0]):
         "lab_tools": LAB_TOOLS_PACKAGES,
         "rootfs_size": ROOTFS_SIZE, "cmdline": KERNEL_CMDLINE, "cmdline_extra": VM_CMDLINE_EXTRA,
         "grub_modules": GRUB_MODULES, "part_start": PART_START, "enable": SERVICES_ENABLE,
-        "mask": UNITS_MASK, "mirror": mirror, "security": security, "apt": APT_SOURCES,
+        "mask": UNITS_MASK, "disable": UNITS_DISABLE, "mirror": mirror, "security": security, "apt": APT_SOURCES,
     }
     if initramfs != INITRAMFS[0]:      # the initramfs-tools recipe keeps the hash it always had
         recipe.update(initramfs=initramfs, initramfs_packages=DRACUT_PACKAGES)
@@ -380,6 +383,7 @@ def build_image(mirror, security, dest, release=SUITE, initramfs=INITRAMFS[0]):
         with Phase("systemd units", timings):
             chroot(rootfs, "systemctl", "enable", *SERVICES_ENABLE)
             chroot(rootfs, "systemctl", "mask", *UNITS_MASK)
+            chroot(rootfs, "systemctl", "disable", *UNITS_DISABLE)
             chroot(rootfs, "passwd", "--lock", "root")
     with Phase("clean", timings):
         prc.unlink()
@@ -455,7 +459,10 @@ def ensure_image(force=False, release=None, initramfs=None):
     need_tools("debootstrap", "chroot", "mkfs.ext4", "qemu-img", "tar")
     images = common.CACHE / "images"
     images.mkdir(parents=True, exist_ok=True)
-    with FileLock(images / ".build.lock"):
+    # Images of different recipes build side by side (the vm matrix's entries each need their own: one after the
+    # other, the second entry waited 80-100 s on a fresh host); the same image once; `prune` (the lock exclusive)
+    # never beside a build.
+    with FileLock(images / ".build.lock", shared=True), FileLock(images / f".build-{h}.lock"):
         if image_ready(d) and not force:   # somebody else built it while we waited
             return d, h, False
         say(f"building image {h} (Debian {release} with {initramfs}, mirror {mirror}, security {security})")

@@ -392,9 +392,9 @@ def build_image(mirror, security, dest, release=SUITE, initramfs=INITRAMFS[0]):
         # otherwise build them under emulation (5.5 min for the lists of Debian 12 in a 1-vCPU guest)
         chroot(rootfs, "apt-cache", "gencaches")
         # The package lists stay (fetched by the host's native apt-get update above, in seconds): a guest's own
-        # `apt-get update` costs minutes of emulated CPU. apt's update stamp dates them, so an install with
-        # a cache_valid_time (the collection's packages role, the vm scenario's prepare) refreshes them
-        # only when the image is older than that.
+        # `apt-get update` costs minutes of emulated CPU. Their files' dates date them (Debian's apt-get writes no
+        # success stamp), so an install with a cache_valid_time (the collection's packages role,
+        # roles/packages/tasks/refresh_index.yml) refreshes them only when the image is older than that.
         for pattern in ("etc/ssh/ssh_host_*", "var/log/*.log",
                         "var/cache/debconf/*-old", "tmp/*", "var/tmp/*"):
             for p in rootfs.glob(pattern):

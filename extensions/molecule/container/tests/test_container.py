@@ -79,3 +79,25 @@ def test_check_mode_predicts_and_changes_nothing(host):
     assert "+rbd readahead max bytes = 1048576" in out, out
     assert host.check_output("sha256sum /etc/ceph/ceph.conf") == before
     assert "rbd readahead max bytes = 4194304" in host.file("/etc/ceph/ceph.conf").content_string
+
+
+def _refresh(valid_s):
+    proc = subprocess.run(
+        ["ansible-playbook", "-i", os.path.join(SCENARIO, "inventory"), os.path.join(SCENARIO, "refresh_index.yml"),
+         "-e", "packages_apt_cache_valid_time=%d" % valid_s],
+        capture_output=True, text=True, check=False, timeout=600)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    return out
+
+
+def test_the_package_index_is_refreshed_only_when_older_than_the_valid_time(host):
+    """apt-get update (packages role, refresh_index.yml: no apt module, so no python3-apt) when apt's stamp is older
+    than the valid time, and not when it is newer; the stamp moves with the refresh."""
+    stamp = "/var/lib/apt/periodic/update-success-stamp"
+    host.check_output("touch -d '3 days ago' %s", stamp)
+    aged = host.file(stamp).mtime
+    assert "changed=1" in _refresh(86400)
+    assert host.file(stamp).mtime > aged
+    assert "changed=0" in _refresh(86400)
+    assert not host.package("python3-apt").is_installed

@@ -134,8 +134,8 @@ def mount_reasons(view, params, result):
         if len(lines) != 1:
             reasons.append('%s has %d lines for %s, planned one: %s' % (params['fstab'], len(lines), point, planned))
         elif lines[0]['line'].split() != planned.split():
-            reasons.append('%s line of %s is "%s", planned "%s"' % (params['fstab'], point, lines[0]['line'].strip(),
-                                                                     planned))
+            reasons.append('%s line of %s is "%s", planned "%s"'
+                           % (params['fstab'], point, lines[0]['line'].strip(), planned))
         if not xfs_call.mounted_here(view, params['device'], point):
             reasons.append('%s is not mounted on %s' % (params['device'], point))
     elif not result['mounted_as_planned']:

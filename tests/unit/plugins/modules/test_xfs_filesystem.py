@@ -33,7 +33,7 @@ def fs(host, check_mode=False, bins=None, **params):
     warnings = []
     view = host.view()
     obj = xfs_call.XfsFilesystem(p, view, host.run, BINS if bins is None else bins, check_mode=check_mode,
-                            warn=warnings.append)
+                                 warn=warnings.append)
     return obj, warnings
 
 
@@ -210,7 +210,7 @@ def test_a_filesystem_on_another_path_is_never_moved_without_move_from(host):
     host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS)
     host.mount('9:127', '/var/lib/cassandra')
     found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/casandra', '/etc/fstab',
-                               device='/dev/md/data', options=OPTS)
+                                    device='/dev/md/data', options=OPTS)
     assert found['fstab_elsewhere'] == ['/var/lib/cassandra'] and found['mounted_elsewhere'] == ['/var/lib/cassandra']
     assert xfs_call.move_refusal(found, '/var/lib/casandra', None) == (
         'its filesystem is on /var/lib/cassandra (fstab: /var/lib/cassandra; mounted: /var/lib/cassandra), not on '
@@ -255,7 +255,7 @@ def test_mounted_as_planned_only_for_the_exact_line_and_a_live_mount(host, fstab
     if mounted:
         host.mount('9:127', '/var/lib/cassandra')
     found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra/', '/etc/fstab',
-                               device='/dev/md/data', options=OPTS)
+                                    device='/dev/md/data', options=OPTS)
     assert found['mounted_as_planned'] is expected
 
 
@@ -264,9 +264,9 @@ def test_mounted_as_planned_needs_this_device_mounted_there(host):
     host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS)
     host.mount('254:400', '/var/lib/cassandra')         # something else is mounted there
     assert xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
-                              device='/dev/md/data', options=OPTS)['mounted_as_planned'] is False
+                                   device='/dev/md/data', options=OPTS)['mounted_as_planned'] is False
     assert xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
-                              device='/dev/md/data', options=None)['mounted_as_planned'] is False
+                                   device='/dev/md/data', options=None)['mounted_as_planned'] is False
 
 
 # ---- main(): the argument spec, exit_json and fail_json, run the way Ansible runs the module ---------------

@@ -190,7 +190,10 @@ def test_each_stage_guards_its_call_names_the_reason_and_takes_the_read_on_a_ski
 
 def test_the_tune_role_passes_each_stage_its_read_and_what_changed_before_it():
     tasks = dict((t['name'], t) for t in load('roles', 'tune', 'tasks', 'main.yml'))
-    assert tasks['Validate the variables and plan from the workload profile']['vars']['profile_stages'] == '{{ tune_stages }}'
+    # null while the profile role's argument spec is validated: ansible templates the role's parameters before the
+    # role's first task makes iotune_plan (found by the vm scenario's check-mode run)
+    assert tasks['Validate the variables and plan from the workload profile']['vars']['profile_stages'] == (
+        '{{ tune_stages if iotune_plan is defined else none }}')
     expected = {'raid0': None, 'xfs': 'tune_stale_after_raid0', 'block_tuning': 'tune_stale_after_xfs',
                 'kernel': 'tune_stale_after_block_tuning'}
     for task in tasks.values():

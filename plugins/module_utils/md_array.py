@@ -26,6 +26,27 @@ from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 __metaclass__ = type
 
 
+def argument_spec():
+    """The mdadm_array module's options (with REQUIRED_IF)."""
+    return dict(
+        name=dict(type='str', required=True),
+        state=dict(type='str', default='present', choices=['present', 'absent', 'assembled']),
+        devices=dict(type='list', elements='path'),
+        level=dict(type='int', default=0),
+        chunk_kb=dict(type='int', default=512),
+        metadata=dict(type='str', default='1.2', choices=['1.0', '1.1', '1.2']),
+        homehost=dict(type='str', default='any'),
+        wipe_devices=dict(type='list', elements='path', default=[]),
+        allow_shared_disk=dict(type='list', elements='path', default=[]),
+        allow_single_device=dict(type='bool', default=False),
+        settle_timeout=dict(type='int', default=60),
+        conf_path=dict(type='path'),
+    )
+
+
+REQUIRED_IF = [('state', 'present', ['devices']), ('state', 'assembled', ['devices'])]
+
+
 class ArrayError(Exception):
     def __init__(self, msg, **data):
         super(ArrayError, self).__init__(msg)
@@ -498,6 +519,11 @@ class MdadmArray:
         if self.p['state'] == 'absent':
             return self.absent()
         return self.present()
+
+    @staticmethod
+    def changed(result):
+        """Whether a result of ``converge()`` changed (or, in check mode, would change) the host."""
+        return bool(result['created'] or result['assembled'] or result['stopped'] or result['conf_changed'])
 
     def converge(self):
         """(result, list of diffs): the array, then mdadm.conf when conf_path is set."""

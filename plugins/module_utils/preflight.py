@@ -350,6 +350,25 @@ def preflight_call(module, view):
                   tuning_checked=params['tuning'] is not None,
                   packages_missing=missing_packages(module, params['packages']))
     result.update(extra)
+    if params.get('stages') is not None:
+        stages = stage_results(module, view, params['stages'])
+        if 'ansible_facts' in stages:
+            result.setdefault('ansible_facts', {}).update(stages.pop('ansible_facts'))
+        result.update(stages)
+    return result
+
+
+def stage_results(module, view, stages):
+    """stages_in_sync, stages_read and stages_why of the ``stages`` option (module_utils/stage_sync.py, imported
+    only here: without ``stages`` the call compiles none of the stage code); with the block_tuning stage in sync and
+    its facts asked for, ansible_facts.iotune_readahead of the same read."""
+    from ansible_collections.iotune.storage.plugins.module_utils import stage_sync  # pylint: disable=import-outside-toplevel
+    in_sync, read, why = stage_sync.check(module, view, stages)
+    result = {'stages_in_sync': in_sync, 'stages_read': read, 'stages_why': why}
+    if 'block_tuning' in in_sync:
+        facts = read['block_tuning']['results'][0].get('ansible_facts')
+        if facts:
+            result['ansible_facts'] = facts
     return result
 
 

@@ -22,9 +22,11 @@ from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import
     TuningError,
     compare,
     container_markers,
+    devices_option,
     host_plan,
     read_live,
     render_rules,
+    tuned_options,
 )
 from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
@@ -35,6 +37,22 @@ TUNED_DIRS = tuple(os.path.join('/', d) for d in tuned.TUNED_DIRS)
 CONTAINER_ROOT = '/'
 # host root of the kernel modules; unit tests point it at a fake tree
 MODULES_ROOT = '/lib/modules'
+
+
+def argument_spec():
+    """The udev_block_tuning module's options."""
+    spec = dict(
+        devices=devices_option(),
+        rules_file=dict(type='path', default='/etc/udev/rules.d/66-iotune-storage.rules'),
+        state=dict(type='str', choices=['present', 'absent'], default='present'),
+        apply=dict(type='bool', default=True),
+        validate_only=dict(type='bool', default=False),
+        settle_timeout=dict(type='int', default=60),
+        container=dict(type='str', choices=['fail', 'skip'], default='fail'),
+        facts=dict(type='bool', default=False),
+    )
+    spec.update(tuned_options())
+    return spec
 
 
 class Failure(Exception):

@@ -303,27 +303,15 @@ from ansible_collections.iotune.storage.plugins.module_utils import device_safet
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.initramfs import installed_generator
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
-# the executor lives in module_utils so that the boot-time program of ephemeral arrays runs the same code
-from ansible_collections.iotune.storage.plugins.module_utils.md_array import ArrayError, MdadmArray
+# the executor lives in module_utils so that the boot-time program of ephemeral arrays and storage_preflight's
+# stage check run the same code
+from ansible_collections.iotune.storage.plugins.module_utils.md_array import REQUIRED_IF, ArrayError, MdadmArray, argument_spec
 
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            name=dict(type='str', required=True),
-            state=dict(type='str', default='present', choices=['present', 'absent', 'assembled']),
-            devices=dict(type='list', elements='path'),
-            level=dict(type='int', default=0),
-            chunk_kb=dict(type='int', default=512),
-            metadata=dict(type='str', default='1.2', choices=['1.0', '1.1', '1.2']),
-            homehost=dict(type='str', default='any'),
-            wipe_devices=dict(type='list', elements='path', default=[]),
-            allow_shared_disk=dict(type='list', elements='path', default=[]),
-            allow_single_device=dict(type='bool', default=False),
-            settle_timeout=dict(type='int', default=60),
-            conf_path=dict(type='path'),
-        ),
-        required_if=[('state', 'present', ['devices']), ('state', 'assembled', ['devices'])],
+        argument_spec=argument_spec(),
+        required_if=REQUIRED_IF,
         supports_check_mode=True,
     )
     view = BlockHost(run_command=module.run_command,
@@ -342,7 +330,7 @@ def main():
         # fail outside the except block: the message is the whole story, not a traceback
         module.fail_json(msg=str(failure), device=md.md_device(module.params['name']),
                          **getattr(failure, 'data', {}))
-    changed = bool(result['created'] or result['assembled'] or result['stopped'] or result['conf_changed'])
+    changed = MdadmArray.changed(result)
     result['initramfs_generator'] = installed_generator()
     if diff and module._diff:
         result['diff'] = diff if len(diff) > 1 else diff[0]

@@ -191,11 +191,51 @@ options:
         unless it runs (a cgroup with processes, found as M(iotune.storage.io_observe) finds it), so that a unit that
         is not running is refused with the rest of the input, before any change.
     type: str
+  stages:
+    description:
+      - The later stages of the P(iotune.storage.tune#role) role, each with the exact options of the module calls it
+        would make (one dict per call). Each call is run here, in check mode and read-only, by the same code as its
+        module (module_utils/stage_sync.py), its options checked by that module's argument spec; RV(stages_in_sync)
+        names the stages whose every call would return C(changed=false) with no warning and no failure, and after
+        which the role would do nothing more. A role skips its module call only when its stage is in sync and the
+        options it would pass are exactly those of RV(stages_read) (the tune role; a re-run on a converged host
+        makes this one call of the collection's modules).
+      - Not in sync, with a reason in RV(stages_why), is also every read that failed; the stage then calls its
+        module as before.
+    type: dict
+    suboptions:
+      raid0:
+        description:
+          - The options of each M(iotune.storage.mdadm_array) call, without C(conf_path), which this call sets as the
+            raid0 role does (O(stages.mdadm_conf), or the distribution family's path read from C(/etc/os-release)).
+        type: list
+        elements: dict
+      mdadm_conf:
+        description: The raid0 role's C(raid0_mdadm_conf) (V(null) = the distribution family's path).
+        type: str
+      xfs:
+        description: The options of each M(iotune.storage.xfs_filesystem) call. In sync also means that the
+          mount point exists, the fstab line is the planned one, the filesystem is mounted there and nowhere else.
+        type: list
+        elements: dict
+      block_tuning:
+        description:
+          - The options of the M(iotune.storage.udev_block_tuning) call. With C(facts), and the stage in sync, this
+            call returns C(ansible_facts.iotune_readahead) of the same read.
+        type: list
+        elements: dict
+      kernel:
+        description: The options of the M(iotune.storage.kernel_settings) read (C(mode=report)). In sync also means
+          that its C(thp_unit), when given, is enabled.
+        type: list
+        elements: dict
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages), C(systemctl show)
     with O(services), and with O(observe_unit) when its cgroup is not at the usual place); reads sysfs,
     the drop-ins of O(holds),
     C(/proc/self/mountinfo), C(/proc/swaps), the fstab file and the files of O(files); writes nothing.
+  - With O(stages), also what those modules read in check mode (C(mdadm --detail), C(xfs_info), sysfs, the udev
+    rules file, C(tuned-adm active), sysctls, C(systemctl is-enabled)); still writes nothing.
 extends_documentation_fragment:
   - iotune.storage.attributes
   - iotune.storage.attributes.platform
@@ -306,9 +346,51 @@ files:
     /etc/sysctl.d/90-iotune-storage.conf:
       - {path: /etc/sysctl.d/90-iotune-storage.conf, checksum: 3f786850e387550fdab836ed7e6dc881de23001b,
          mode: '0644', pw_name: root, gr_name: root, uid: 0, gid: 0, islnk: false, isreg: true, isdir: false}
+stages_in_sync:
+  description:
+    - With O(stages), the names of the stages (V(raid0), V(xfs), V(block_tuning), V(kernel), in that order) whose
+      module calls would change nothing, warn about nothing and fail nothing.
+  returned: success and O(stages) given
+  type: list
+  elements: str
+  sample: [raid0, xfs, block_tuning, kernel]
+stages_read:
+  description:
+    - With O(stages), by stage given, what this call read for it.
+  returned: success and O(stages) given
+  type: dict
+  contains:
+    in_sync:
+      description: Whether the stage is in sync (it is then in RV(stages_in_sync)).
+      type: bool
+    calls:
+      description: The options of each call as checked (for V(raid0) with C(conf_path) set); a role compares its
+        own options with these before it skips.
+      type: list
+      elements: dict
+    results:
+      description: The result of each call, as its module returns it in check mode; empty when a call failed.
+      type: list
+      elements: dict
+    why:
+      description: Why the stage is not in sync; V(null) when it is.
+      type: str
+  sample:
+    kernel: {in_sync: true, why: null,
+             calls: [{sysctl: {vm.swappiness: 1}, thp: {enabled: never}, mode: report,
+                      sysctl_file: /etc/sysctl.d/90-iotune-storage.conf, thp_unit: iotune-storage-thp.service}],
+             results: [{changed: false, drift: [], conflicts: [], notes: [], thp_unit_enabled: true}]}
+stages_why:
+  description: With O(stages), by stage not in sync, a short reason (what differs, or why the read failed).
+  returned: success and O(stages) given
+  type: dict
+  sample: {block_tuning: 'vdb read_ahead_kb is 128, planned 8', kernel: 'iotune-storage-thp.service is not enabled'}
 ansible_facts:
-  description: With O(os_facts=true), C(os_family) as M(ansible.builtin.setup) names it (see O(os_facts)).
-  returned: success and O(os_facts=true)
+  description:
+    - With O(os_facts=true), C(os_family) as M(ansible.builtin.setup) names it (see O(os_facts)).
+    - With O(stages) whose V(block_tuning) call asks for C(facts) and is in sync, C(iotune_readahead) (the facts of
+      M(iotune.storage.readahead_facts), from the same read).
+  returned: success and O(os_facts=true), or the block_tuning stage in sync with its facts
   type: dict
   sample: {os_family: Debian}
 problems:
@@ -348,6 +430,11 @@ def argument_spec():
         files=dict(type='list', elements='str'),
         services=dict(type='list', elements='str', default=[]),
         observe_unit=dict(type='str'),
+        stages=dict(type='dict', options=dict(raid0=dict(type='list', elements='dict'),
+                                              mdadm_conf=dict(type='str'),
+                                              xfs=dict(type='list', elements='dict'),
+                                              block_tuning=dict(type='list', elements='dict'),
+                                              kernel=dict(type='list', elements='dict'))),
         holds=dict(type='dict', options=dict(keep=dict(type='list', elements='str', default=[]),
                                              release=dict(type='list', elements='str', default=[]),
                                              mounts=dict(type='dict'))),

@@ -260,27 +260,12 @@ tuned:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import devices_option, tuned_options
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
-from ansible_collections.iotune.storage.plugins.module_utils.udev_tuning import Failure, UdevTuning
+# the call lives in module_utils so that storage_preflight's stage check runs the same code
+from ansible_collections.iotune.storage.plugins.module_utils.udev_tuning import Failure, UdevTuning, argument_spec
 
 # the host root; unit tests point it at a fake tree
 HOST_ROOT = '/'
-
-
-def argument_spec():
-    spec = dict(
-        devices=devices_option(),
-        rules_file=dict(type='path', default='/etc/udev/rules.d/66-iotune-storage.rules'),
-        state=dict(type='str', choices=['present', 'absent'], default='present'),
-        apply=dict(type='bool', default=True),
-        validate_only=dict(type='bool', default=False),
-        settle_timeout=dict(type='int', default=60),
-        container=dict(type='str', choices=['fail', 'skip'], default='fail'),
-        facts=dict(type='bool', default=False),
-    )
-    spec.update(tuned_options())
-    return spec
 
 
 def main():

@@ -204,108 +204,37 @@ mounted_as_planned:
   type: bool
 """
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
-from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
-# the executor lives in module_utils so that the boot-time program of ephemeral arrays runs the same code
-from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
-
-
-def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=None):
-    """mountpoint_exists, fstab_elsewhere and mounted_as_planned of ``result`` (read-only; the xfs role's
-    mount step)."""
-    if not mountpoint:
-        return {'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
-    mountpoint = fstab.normalise_mountpoint(mountpoint)
-    elsewhere = []
-    planned = False
-    if result.get('uuid'):
-        spec = 'UUID=%s' % result['uuid']
-        lines = fstab.entries(view._read(fstab_path, '') or '')
-        elsewhere = [line['mountpoint'] for line in lines if line['source'] == spec and line['mountpoint'] != mountpoint]
-        if options and device:
-            here = [line for line in lines if line['mountpoint'] == mountpoint]
-            planned = (len(here) == 1 and here[0]['line'].split()[2:] == ['xfs', options, '0', '0']
-                       and here[0]['source'] == spec and mounted_here(view, device, mountpoint))
-    return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere,
-            'mounted_elsewhere': mounted_on(view, device, exclude=mountpoint, root_only=True) if result.get('uuid') else [],
-            'mounted_as_planned': planned}
-
-
-def move_refusal(found, mountpoint, move_from):
-    """The refusal of a move nobody opted in for: the filesystem is on other paths than ``mountpoint``."""
-    paths = sorted(set(found['fstab_elsewhere']) | set(found['mounted_elsewhere']))
-    if not paths or paths == [move_from]:
-        return None
-    return ('its filesystem is on %s (fstab: %s; mounted: %s), not on the planned mountpoint %s; a run never '
-            'moves a filesystem that holds data: correct mountpoint (a typo?), or set move_from: %s to move it'
-            % (', '.join(paths), ', '.join(found['fstab_elsewhere']) or 'none',
-               ', '.join(found['mounted_elsewhere']) or 'none', mountpoint, paths[0]))
-
-
-def mounted_on(view, device, exclude=None, root_only=False):
-    """The mount points of ``device`` (any path to it), but ``exclude``; ``root_only``: not the bind mounts of
-    directories inside the filesystem."""
-    if not device or not view.exists(device):
-        return []
-    majmin = tuple(view.block_majmin(view.realpath(device)) or ())
-    return sorted(set(point for major, minor, point, dummy in view.mounts(root_only=root_only)
-                      if (major, minor) == majmin and point != exclude))
-
-
-def mounted_here(view, device, mountpoint):
-    """Is ``device`` (any path to it) mounted on ``mountpoint`` now?"""
-    return mountpoint in mounted_on(view, device)
+# the call lives in module_utils so that the preflight's stage check runs the same code (and the executor of
+# xfs_format.py, below it, so that the boot-time program of ephemeral arrays does)
+from ansible_collections.iotune.storage.plugins.module_utils.xfs_call import (
+    BINS,
+    REQUIRED_TOGETHER,
+    FsError,
+    argument_spec,
+    filesystem_call,
+)
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            device=dict(type='path', required=True),
-            label=dict(type='str'),
-            su_kb=dict(type='int'),
-            sw=dict(type='int'),
-            allow_data=dict(type='bool', default=False),
-            allow_shared_disk=dict(type='bool', default=False),
-            mountpoint=dict(type='path'),
-            mount_options=dict(type='str'),
-            move_from=dict(type='str'),
-            fstab=dict(type='path', default='/etc/fstab'),
-        ),
-        required_together=[('su_kb', 'sw')],
-        supports_check_mode=True,
-    )
-    if module.params['move_from'] and not module.params['mountpoint']:
-        module.fail_json(msg='move_from needs mountpoint (where the filesystem moves to)')
-    bins = dict((name, module.get_bin_path(name)) for name in ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs'))
+    module = AnsibleModule(argument_spec=argument_spec(), required_together=REQUIRED_TOGETHER, supports_check_mode=True)
+    bins = dict((name, module.get_bin_path(name)) for name in BINS)
     view = BlockHost(run_command=module.run_command, blkid=bins['blkid'] or 'blkid',
                      wipefs=bins['wipefs'] or 'wipefs')
-    fs = XfsFilesystem(module.params, view, module.run_command, bins, check_mode=module.check_mode,
-                       warn=module.warn)
     failure = None
     try:
-        result = fs.apply()
+        result = filesystem_call(module.params, view, module.run_command, bins, check_mode=module.check_mode,
+                                 warn=module.warn, diff=module._diff)
     except (FsError, ds.DeviceError) as e:
         failure = e
     if failure is not None:
-        module.fail_json(msg=str(failure), device=module.params['device'], **getattr(failure, 'data', {}))
-    result.update(where_to_mount(view, result, module.params['mountpoint'], module.params['fstab'],
-                                 device=module.params['device'], options=module.params['mount_options']))
-    move_from = fstab.normalise_mountpoint(module.params['move_from']) if module.params['move_from'] else None
-    refusal = move_refusal(result, fstab.normalise_mountpoint(module.params['mountpoint']),
-                           move_from) if module.params['mountpoint'] else None
-    if refusal:
-        module.fail_json(msg='%s: %s' % (module.params['device'], refusal), **result)
-    if module._diff:
-        before = {} if result['created'] else {'fstype': 'xfs', 'uuid': result['uuid'], 'label': result['label']}
-        after = {'fstype': 'xfs', 'label': result['label'], 'su_kb': (result['expected'] or {}).get('su_kb'),
-                 'sw': (result['expected'] or {}).get('sw')} if result['created'] else before
-        result['diff'] = {'before': before, 'after': after}
-    module.exit_json(changed=result['created'], **result)
+        data = dict(getattr(failure, 'data', {}))
+        data.setdefault('device', module.params['device'])
+        module.fail_json(msg=str(failure), **data)
+    module.exit_json(**result)
 
 
 if __name__ == '__main__':

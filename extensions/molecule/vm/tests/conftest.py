@@ -125,6 +125,11 @@ def reboot_guest():
     assert lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip() != boot_id_before
 
 
+# the stages a converged re-run skips on the preflight's read (issue 31), and each one's module
+STAGES = {"raid0": "mdadm_array", "xfs": "xfs_filesystem", "block_tuning": "udev_block_tuning",
+          "kernel": "kernel_settings"}
+
+
 class SubRun(object):
     """ansible-playbook PLAYBOOK as a subprocess, limited to the scenario host, with the scenario inventories."""
 
@@ -145,9 +150,12 @@ class SubRun(object):
         self.env["ANSIBLE_PIPELINING"] = "1"
 
     def run(self, extra_vars=None, tags=None, playbook="iotune.storage.tune", json_output=True, timeout=1800,
-            limit=True):
-        """(rc, text output, parsed JSON report or None); ``limit=False`` runs without --limit."""
+            limit=True, check=False):
+        """(rc, text output, parsed JSON report or None); ``limit=False`` runs without --limit, ``check`` with
+        --check --diff."""
         argv = ["ansible-playbook", playbook] + (["--limit", self.hostname] if limit else []) + self.inventory_args
+        if check:
+            argv += ["--check", "--diff"]
         if tags:
             argv += ["--tags", tags]
         if extra_vars:
@@ -202,6 +210,27 @@ class SubRun(object):
 
     def changed(self, report):
         return report["stats"][self.hostname]["changed"]
+
+    def executed(self, report, prefix="iotune.storage."):
+        """(task name, action) of every task that ran one of the collection's modules on the host (skipped ones
+        left out): what an idempotent re-run still costs (issue 31)."""
+        return [(t["task"]["name"], t["hosts"][self.hostname]["action"]) for play in report["plays"]
+                for t in play["tasks"] if self.hostname in t["hosts"]
+                and t["hosts"][self.hostname].get("action", "").startswith(prefix)
+                and not t["hosts"][self.hostname].get("skipped")]
+
+    def stage_decisions(self, report):
+        """{stage: the role's line "MODULE skipped: why" or "MODULE called: why"} of the raid0, xfs, block_tuning and
+        kernel stages (the debug task "Stage NAME: ..." of each role, issue 31)."""
+        found = {}
+        for play in report["plays"]:
+            for t in play["tasks"]:
+                result = t["hosts"].get(self.hostname)
+                for stage in STAGES:
+                    name = t["task"]["name"].split(" : ", 1)[-1]       # without the role's prefix
+                    if result and name.startswith("Stage %s: " % stage) and not result.get("skipped"):
+                        found[stage] = result.get("msg", "")
+        return found
 
 
 @pytest.fixture(scope="module")

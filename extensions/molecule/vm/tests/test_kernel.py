@@ -171,9 +171,12 @@ def test_tag_kernel_repairs_drift_once(host, subrun):
         rc, report = run_kernel_tag(subrun)
         assert rc == 0
         assert report["stats"][subrun.hostname]["changed"] == 2   # sysctl -p, THP unit restart
+        # issue 31: the preflight's read of the kernel stage showed the drift, so the stage called its module
+        assert subrun.stage_decisions(report)["kernel"].startswith("kernel_settings called"), subrun.stage_decisions(report)
         assert _sysctl(host, "vm.max_map_count") == "1048575" and _thp(host, "enabled") == "never"
         rc, report = run_kernel_tag(subrun)
         assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 0
+        assert subrun.stage_decisions(report)["kernel"].startswith("kernel_settings skipped"), subrun.stage_decisions(report)
     finally:
         host.run("sysctl -p %s; systemctl restart %s" % (SYSCTL_FILE, THP_UNIT))
 
@@ -187,8 +190,10 @@ def test_tag_kernel_enables_a_thp_unit_disabled_by_hand(host, subrun):
         assert host.run("systemctl is-enabled %s" % THP_UNIT).stdout.strip() == "disabled"
         rc, report = run_kernel_tag(subrun)
         assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 1, json.dumps(report["stats"])
+        assert subrun.stage_decisions(report)["kernel"].startswith("kernel_settings called"), subrun.stage_decisions(report)
         assert host.run("systemctl is-enabled %s" % THP_UNIT).stdout.strip() == "enabled"
         rc, report = run_kernel_tag(subrun)
         assert rc == 0 and report["stats"][subrun.hostname]["changed"] == 0
+        assert subrun.stage_decisions(report)["kernel"].startswith("kernel_settings skipped"), subrun.stage_decisions(report)
     finally:
         host.run("systemctl enable %s" % THP_UNIT)

@@ -10,6 +10,7 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import xfs_filesystem as mod
+from ansible_collections.iotune.storage.plugins.module_utils import xfs_call
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module
 
@@ -31,8 +32,8 @@ def fs(host, check_mode=False, bins=None, **params):
     p.update(params)
     warnings = []
     view = host.view()
-    obj = mod.XfsFilesystem(p, view, host.run, BINS if bins is None else bins, check_mode=check_mode,
-                            warn=warnings.append)
+    obj = xfs_call.XfsFilesystem(p, view, host.run, BINS if bins is None else bins, check_mode=check_mode,
+                                 warn=warnings.append)
     return obj, warnings
 
 
@@ -194,13 +195,13 @@ def test_where_to_mount_reads_the_mount_point_and_fstab_in_the_same_call(host):
                             'UUID=other /srv/x xfs defaults 0 0\n')
     os.makedirs(os.path.join(host.root, 'var/lib/cassandra'))
     view = host.view()
-    found = mod.where_to_mount(view, {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab')
+    found = xfs_call.where_to_mount(view, {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab')
     assert found == {'mountpoint_exists': True, 'fstab_elsewhere': ['/srv/old data'], 'mounted_elsewhere': [],
                      'mounted_as_planned': False}
     # check mode before the filesystem exists: no UUID, nothing elsewhere; a missing mount point
-    assert mod.where_to_mount(view, {'uuid': None}, '/srv/new', '/etc/fstab') == {
+    assert xfs_call.where_to_mount(view, {'uuid': None}, '/srv/new', '/etc/fstab') == {
         'mountpoint_exists': False, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
-    assert mod.where_to_mount(view, {'uuid': '0b7e-11'}, None, '/etc/fstab') == {
+    assert xfs_call.where_to_mount(view, {'uuid': '0b7e-11'}, None, '/etc/fstab') == {
         'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
 
 
@@ -208,26 +209,26 @@ def test_a_filesystem_on_another_path_is_never_moved_without_move_from(host):
     # day two: the array's filesystem lives on /var/lib/cassandra; the entry says /var/lib/casandra (a typo)
     host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS)
     host.mount('9:127', '/var/lib/cassandra')
-    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/casandra', '/etc/fstab',
-                               device='/dev/md/data', options=OPTS)
+    found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/casandra', '/etc/fstab',
+                                    device='/dev/md/data', options=OPTS)
     assert found['fstab_elsewhere'] == ['/var/lib/cassandra'] and found['mounted_elsewhere'] == ['/var/lib/cassandra']
-    assert mod.move_refusal(found, '/var/lib/casandra', None) == (
+    assert xfs_call.move_refusal(found, '/var/lib/casandra', None) == (
         'its filesystem is on /var/lib/cassandra (fstab: /var/lib/cassandra; mounted: /var/lib/cassandra), not on '
         'the planned mountpoint /var/lib/casandra; a run never moves a filesystem that holds data: correct '
         'mountpoint (a typo?), or set move_from: /var/lib/cassandra to move it')
-    assert 'move_from: /var/lib/cassandra' in mod.move_refusal(found, '/var/lib/casandra', '/srv/other')
-    assert mod.move_refusal(found, '/var/lib/casandra', '/var/lib/cassandra') is None
+    assert 'move_from: /var/lib/cassandra' in xfs_call.move_refusal(found, '/var/lib/casandra', '/srv/other')
+    assert xfs_call.move_refusal(found, '/var/lib/casandra', '/var/lib/cassandra') is None
     # mounted by hand on a second path as well: move_from names one of two, still refused
     host.mount('9:127', '/mnt/copy')
-    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/new', '/etc/fstab', device='/dev/md/data')
+    found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/new', '/etc/fstab', device='/dev/md/data')
     assert found['mounted_elsewhere'] == ['/mnt/copy', '/var/lib/cassandra']
-    assert mod.move_refusal(found, '/srv/new', '/var/lib/cassandra') is not None
+    assert xfs_call.move_refusal(found, '/srv/new', '/var/lib/cassandra') is not None
     # a bind mount of a directory inside the filesystem is not "elsewhere"
     host.mount('9:127', '/var/lib/kubelet/pods/1/volumes/data', root='/data')
-    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/new', '/etc/fstab', device='/dev/md/data')
+    found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/new', '/etc/fstab', device='/dev/md/data')
     assert found['mounted_elsewhere'] == ['/mnt/copy', '/var/lib/cassandra']
     # nothing elsewhere: nothing to refuse
-    assert mod.move_refusal({'fstab_elsewhere': [], 'mounted_elsewhere': []}, '/srv/new', None) is None
+    assert xfs_call.move_refusal({'fstab_elsewhere': [], 'mounted_elsewhere': []}, '/srv/new', None) is None
 
 
 OPTS = 'noatime,nofail,x-systemd.device-timeout=90s'
@@ -253,8 +254,8 @@ def test_mounted_as_planned_only_for_the_exact_line_and_a_live_mount(host, fstab
     os.makedirs(os.path.join(host.root, 'var/lib/cassandra'))
     if mounted:
         host.mount('9:127', '/var/lib/cassandra')
-    found = mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra/', '/etc/fstab',
-                               device='/dev/md/data', options=OPTS)
+    found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra/', '/etc/fstab',
+                                    device='/dev/md/data', options=OPTS)
     assert found['mounted_as_planned'] is expected
 
 
@@ -262,10 +263,10 @@ def test_mounted_as_planned_needs_this_device_mounted_there(host):
     host.disk('vdz', '254:400')
     host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS)
     host.mount('254:400', '/var/lib/cassandra')         # something else is mounted there
-    assert mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
-                              device='/dev/md/data', options=OPTS)['mounted_as_planned'] is False
-    assert mod.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
-                              device='/dev/md/data', options=None)['mounted_as_planned'] is False
+    assert xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
+                                   device='/dev/md/data', options=OPTS)['mounted_as_planned'] is False
+    assert xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
+                                   device='/dev/md/data', options=None)['mounted_as_planned'] is False
 
 
 # ---- main(): the argument spec, exit_json and fail_json, run the way Ansible runs the module ---------------

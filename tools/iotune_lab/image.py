@@ -56,14 +56,7 @@ KERNEL_CMDLINE = "ro console=ttyS0 net.ifnames=1"
 # the pages still hold code qemu translated in the previous boot, so every write takes qemu's slow
 # path. With THP "always" and init_on_alloc=1 (Debian defaults) the kernel zeroes whole 2 MiB pages
 # on fault and udev workers in the initramfs hit soft lockups of 20+ s; smaller zeroing avoids it.
-#
-# nvme_core.io_timeout: an NVMe command still pending after 30 s (the default) is aborted and the controller reset. Under
-# emulation on a loaded host a read can stall that long: in a fresh-clone CI run of 7e2d67a here a data member of the
-# trixie guest (kernel 6.12) timed out during fio, its controller was reset, and the reset put the namespace's
-# readahead back to the kernel's default (no uevent, so no udev rule ran): the idempotence step then repaired it.
-# 255 s, as cloud images raise it for EBS volumes (Amazon Linux sets the maximum), keeps the emulator's stalls from
-# resetting controllers.
-VM_CMDLINE_EXTRA = "transparent_hugepage=madvise init_on_alloc=0 nvme_core.io_timeout=255"
+VM_CMDLINE_EXTRA = "transparent_hugepage=madvise init_on_alloc=0"
 # GRUB modules built into core.img: enough to find the root filesystem by UUID and boot Linux
 # without reading modules from disk (the rest are in /boot/grub/i386-pc for anything else).
 GRUB_MODULES = ["biosdisk", "part_msdos", "ext2", "search", "search_fs_uuid", "configfile",

@@ -42,21 +42,16 @@ _value:
   type: str
 """
 
-import re
-
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 
 
 def fstab_options(mount_options, device_timeout):
-    if mount_options is not None and (isinstance(mount_options, str) or not isinstance(mount_options, (list, tuple))):
-        raise AnsibleFilterError('fstab_options expects a list of mount options or null, got %r' % (mount_options,))
-    # systemd reads the time span (90s, 2min, infinity); the fstab field only needs it free of commas and blanks
-    if not str(device_timeout) or re.search(r'[\s,]', str(device_timeout)):
-        raise AnsibleFilterError('fstab_options: device_timeout %r is not a time span such as 90s (no commas or '
-                                 'blanks in an fstab option)' % (device_timeout,))
-    return fstab.line_options(mount_options, device_timeout)
+    try:
+        return fstab.line_options(mount_options, device_timeout)
+    except fstab.OptionsError as e:
+        raise AnsibleFilterError('fstab_options: %s' % e)
 
 
 class FilterModule(object):

@@ -59,7 +59,8 @@ from ansible_collections.iotune.storage.plugins.plugin_utils import stages
 def stage_calls(inputs, stage):
     try:
         return stages.calls(inputs, stage)
-    except (stages.StageInputError, KeyError, TypeError) as e:
+    # ValueError: StageInputError, and fstab.OptionsError of the xfs stage's options field
+    except (ValueError, KeyError, TypeError) as e:
         raise AnsibleFilterError('stage_calls(%s): %s' % (stage, e))
 
 

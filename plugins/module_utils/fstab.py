@@ -24,9 +24,20 @@ BOOT_SAFE_OPTIONS = ('nofail',)
 DEFAULT_MOUNT_OPTIONS = ('noatime',)
 
 
+class OptionsError(ValueError):
+    """Mount options or a device timeout that cannot go into an fstab line."""
+
+
 def line_options(mount_options, device_timeout):
     """The options field of the fstab line the xfs and ephemeral roles write: ``mount_options`` (None: the
-    default), then ``nofail`` and ``x-systemd.device-timeout=``, each option once, in that order."""
+    default), then ``nofail`` and ``x-systemd.device-timeout=``, each option once, in that order. Raises
+    OptionsError for anything else than a list of options (or None), and a timeout with a comma or a blank."""
+    if mount_options is not None and (isinstance(mount_options, str) or not isinstance(mount_options, (list, tuple))):
+        raise OptionsError('expects a list of mount options or null, got %r' % (mount_options,))
+    # systemd reads the time span (90s, 2min, infinity); the fstab field only needs it free of commas and blanks
+    if not str(device_timeout) or re.search(r'[\s,]', str(device_timeout)):
+        raise OptionsError('device_timeout %r is not a time span such as 90s (no commas or blanks in an fstab option)'
+                           % (device_timeout,))
     wanted = list(DEFAULT_MOUNT_OPTIONS if mount_options is None else mount_options)
     wanted += list(BOOT_SAFE_OPTIONS) + ['x-systemd.device-timeout=%s' % device_timeout]
     out = []
@@ -70,6 +81,11 @@ class LineError(ValueError):
     """The fstab line of a mount point is not one this collection may rewrite."""
 
 
+def xfs_line(uuid, mountpoint, options):
+    """The fstab line the xfs role writes for a filesystem it made (``options``: line_options)."""
+    return 'UUID=%s %s xfs %s 0 0' % (uuid, mountpoint, options)
+
+
 def set_uuid(text, mountpoint, uuid, options):
     """``text`` with the line of ``mountpoint`` mounting ``UUID=uuid`` (an XFS line with ``options`` is
     added when there is none).
@@ -83,7 +99,7 @@ def set_uuid(text, mountpoint, uuid, options):
     if len(found) > 1:
         raise LineError('/etc/fstab has %d lines for %s; it is left alone' % (len(found), mountpoint))
     if not found:
-        lines.append('UUID=%s %s xfs %s 0 0' % (uuid, mountpoint, options))
+        lines.append(xfs_line(uuid, mountpoint, options))
     else:
         index, first = found[0]['number'] - 1, found[0]['source']
         if not first.startswith('UUID='):

@@ -130,7 +130,7 @@ def mount_reasons(view, params, result):
         reasons.append('its filesystem is also on %s (fstab or mounted)' % old)
     if not result['mounted_as_planned'] and result.get('uuid'):
         lines = [line for line in fstab.entries(view.read(params['fstab'], '') or '') if line['mountpoint'] == point]
-        planned = 'UUID=%s %s xfs %s 0 0' % (result['uuid'], point, params['mount_options'])
+        planned = fstab.xfs_line(result['uuid'], point, params['mount_options'])
         if len(lines) != 1:
             reasons.append('%s has %d lines for %s, planned one: %s' % (params['fstab'], len(lines), point, planned))
         elif lines[0]['line'].split() != planned.split():

@@ -34,3 +34,17 @@ def test_options_field(options, timeout, expected):
 def test_refused(options, timeout):
     with pytest.raises(AnsibleFilterError):
         fstab_options(options, timeout)
+
+
+@pytest.mark.parametrize('options, timeout', [('noatime', '90s'), (['noatime'], '90 s'), (['noatime'], '1,5s'),
+                                              (['noatime'], '')])
+def test_the_xfs_stage_calls_refuse_what_the_filter_refuses(options, timeout):
+    """The options of the xfs_filesystem calls (filter stage_calls, which the tune role's preflight task templates
+    before any change) come from the same module_utils function: a bad field is refused there too, not first by the
+    mount task after mkfs."""
+    from ansible_collections.iotune.storage.plugins.filter.stage_calls import stage_calls
+    with pytest.raises(fstab.OptionsError):
+        fstab.line_options(options, timeout)
+    with pytest.raises(AnsibleFilterError):
+        stage_calls({'filesystems': [{'device': '/dev/md/data', 'mountpoint': '/var/lib/db'}],
+                     'mount_options': options, 'device_timeout': timeout}, 'xfs')

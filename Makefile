@@ -242,7 +242,7 @@ perf-smoke: venv tree ## the benchmarks once each, quickly (no VM): they still r
 benchmark: setup ## lab benchmark on throttled and unthrottled disks (tuned vs untuned, array vs members, field reports) -> docs/benchmarks.md
 	$(TOP)/tools/benchmark
 
-benchmark-converge: setup ## first converge + re-run time and ssh executions, before (BENCH_BASE) and after, one VM at a time (BENCH_CONCURRENT=1: both at once) -> docs/benchmarks.md
+benchmark-converge: setup ## first converge + re-run time and ssh executions: before (BENCH_BASE), after, and the peer role (BENCH_VARIANTS=...,peer BENCH_PEER_ROLE=DIR), one VM at a time (BENCH_CONCURRENT=1: at once) -> docs/benchmarks.md
 	$(TOP)/tools/bench_converge $(if $(BENCH_CONCURRENT),--concurrent) $(if $(BENCH_BASE),--base $(BENCH_BASE)) $(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))
 
 clean: ## remove build output (keeps .venv and the lab cache)

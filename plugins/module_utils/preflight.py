@@ -9,6 +9,7 @@
 mount point (``PreflightError`` lists every problem). ``check_tuning`` checks a tuning plan by udev_block_tuning's
 validate code. ``preflight_call`` is the whole call in the order the module takes it (tuning, arrays, files,
 OS facts, services, packages); it raises ``PreflightFailure``, whose message and data go into ``fail_json``.
+``argument_spec`` is the module's options.
 """
 
 from __future__ import annotations
@@ -304,6 +305,42 @@ class Preflight:
         if self.problems:
             raise PreflightError(self.problems, report)
         return report
+
+
+def argument_spec():
+    """The storage_preflight module's options."""
+    array_spec = dict(
+        name=dict(type='str', required=True),
+        devices=dict(type='list', elements='raw', required=True),
+        wipe_devices=dict(type='list', elements='raw', default=[]),
+        allow_shared_disk=dict(type='list', elements='raw', default=[]),
+        allow_single_device=dict(type='bool', default=False),
+        mountpoint=dict(type='path', required=True),
+        allow_nonempty_mountpoint=dict(type='bool', default=False),
+        move_from=dict(type='str'),
+        chunk_kb=dict(type='int'),
+        label=dict(type='str'),
+    )
+    return dict(
+        arrays=dict(type='list', elements='dict', required=True, options=array_spec),
+        fstab=dict(type='path', default='/etc/fstab'),
+        resolve_only=dict(type='bool', default=False),
+        unresolved=dict(type='str', choices=['fail', 'report'], default='fail'),
+        tuning=dict(type='dict'),
+        os_facts=dict(type='bool', default=False),
+        packages=dict(type='list', elements='str', default=[]),
+        files=dict(type='list', elements='str'),
+        services=dict(type='list', elements='str', default=[]),
+        observe_unit=dict(type='str'),
+        stages=dict(type='dict', options=dict(raid0=dict(type='list', elements='dict'),
+                                              mdadm_conf=dict(type='str'),
+                                              xfs=dict(type='list', elements='dict'),
+                                              block_tuning=dict(type='list', elements='dict'),
+                                              kernel=dict(type='list', elements='dict'))),
+        holds=dict(type='dict', options=dict(keep=dict(type='list', elements='str', default=[]),
+                                             release=dict(type='list', elements='str', default=[]),
+                                             mounts=dict(type='dict'))),
+    )
 
 
 class PreflightFailure(Exception):

@@ -191,44 +191,7 @@ options:
         unless it runs (a cgroup with processes, found as M(iotune.storage.io_observe) finds it), so that a unit that
         is not running is refused with the rest of the input, before any change.
     type: str
-  stages:
-    description:
-      - The later stages of the P(iotune.storage.tune#role) role, each with the exact options of the module calls it
-        would make (one dict per call). Each call is run here, in check mode and read-only, by the same code as its
-        module (module_utils/stage_sync.py), its options checked by that module's argument spec; RV(stages_in_sync)
-        names the stages whose every call would return C(changed=false) with no warning and no failure, and after
-        which the role would do nothing more. A role skips its module call only when its stage is in sync and the
-        options it would pass are exactly those of RV(stages_read) (the tune role; a re-run on a converged host
-        makes this one call of the collection's modules).
-      - Not in sync, with a reason in RV(stages_why), is also every read that failed; the stage then calls its
-        module as before.
-    type: dict
-    suboptions:
-      raid0:
-        description:
-          - The options of each M(iotune.storage.mdadm_array) call, without C(conf_path), which this call sets as the
-            raid0 role does (O(stages.mdadm_conf), or the distribution family's path read from C(/etc/os-release)).
-        type: list
-        elements: dict
-      mdadm_conf:
-        description: The raid0 role's C(raid0_mdadm_conf) (V(null) = the distribution family's path).
-        type: str
-      xfs:
-        description: The options of each M(iotune.storage.xfs_filesystem) call. In sync also means that the
-          mount point exists, the fstab line is the planned one, the filesystem is mounted there and nowhere else.
-        type: list
-        elements: dict
-      block_tuning:
-        description:
-          - The options of the M(iotune.storage.udev_block_tuning) call. With C(facts), and the stage in sync, this
-            call returns C(ansible_facts.iotune_readahead) of the same read.
-        type: list
-        elements: dict
-      kernel:
-        description: The options of the M(iotune.storage.kernel_settings) read (C(mode=report)). In sync also means
-          that its C(thp_unit), when given, is enabled.
-        type: list
-        elements: dict
+  # stages (the stage-sync read, module_utils/stage_sync.py): doc_fragments/preflight_stages.py
 notes:
   - Runs C(blkid) and C(wipefs --no-act) with argument lists (C(dpkg-query) with O(packages), C(systemctl show)
     with O(services), and with O(observe_unit) when its cgroup is not at the usual place); reads sysfs,
@@ -241,6 +204,7 @@ extends_documentation_fragment:
   - iotune.storage.attributes.platform
   - iotune.storage.attributes.read_only
   - iotune.storage.attributes.facts
+  - iotune.storage.preflight_stages
 attributes:
   facts:
     support: full
@@ -403,42 +367,7 @@ problems:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
-from ansible_collections.iotune.storage.plugins.module_utils.preflight import PreflightFailure, preflight_call
-
-
-def argument_spec():
-    array_spec = dict(
-        name=dict(type='str', required=True),
-        devices=dict(type='list', elements='raw', required=True),
-        wipe_devices=dict(type='list', elements='raw', default=[]),
-        allow_shared_disk=dict(type='list', elements='raw', default=[]),
-        allow_single_device=dict(type='bool', default=False),
-        mountpoint=dict(type='path', required=True),
-        allow_nonempty_mountpoint=dict(type='bool', default=False),
-        move_from=dict(type='str'),
-        chunk_kb=dict(type='int'),
-        label=dict(type='str'),
-    )
-    return dict(
-        arrays=dict(type='list', elements='dict', required=True, options=array_spec),
-        fstab=dict(type='path', default='/etc/fstab'),
-        resolve_only=dict(type='bool', default=False),
-        unresolved=dict(type='str', choices=['fail', 'report'], default='fail'),
-        tuning=dict(type='dict'),
-        os_facts=dict(type='bool', default=False),
-        packages=dict(type='list', elements='str', default=[]),
-        files=dict(type='list', elements='str'),
-        services=dict(type='list', elements='str', default=[]),
-        observe_unit=dict(type='str'),
-        stages=dict(type='dict', options=dict(raid0=dict(type='list', elements='dict'),
-                                              mdadm_conf=dict(type='str'),
-                                              xfs=dict(type='list', elements='dict'),
-                                              block_tuning=dict(type='list', elements='dict'),
-                                              kernel=dict(type='list', elements='dict'))),
-        holds=dict(type='dict', options=dict(keep=dict(type='list', elements='str', default=[]),
-                                             release=dict(type='list', elements='str', default=[]),
-                                             mounts=dict(type='dict'))),
-    )
+from ansible_collections.iotune.storage.plugins.module_utils.preflight import PreflightFailure, argument_spec, preflight_call
 
 
 def main():

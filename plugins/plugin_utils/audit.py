@@ -376,47 +376,8 @@ def html(doc):
     sortable table that can hide the ok hosts (``#only=action``), details."""
     e = html_lib.escape
     c = doc['counts']
-    rows = []
-    for host in doc['hosts']:
-        arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
-        ras = [a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None]
-        seen = host.get('observed')
-        rows.append('<tr class="v-%s" data-host="%s" data-verdict="%s"><td>%s</td><td data-sort="%d">%s</td><td>%d</td>'
-                    '<td>%s</td><td data-sort="%s">%s</td><td data-sort="%d" class="%s">%s</td>%s</tr>'
-                    % (e(host['verdict']), e(str(host['host'])), e(host['verdict']), e(str(host['host'])),
-                       VERDICT_RANK.get(host['verdict'], 9), e(host['verdict']), len(host['items']), e(arrays),
-                       max(ras) if ras else -1, e(', '.join(str(r) for r in ras)) or '-',
-                       OBSERVED_RANK.get(seen['status'], 8) if seen else 9,
-                       _status_class(seen['status']) if seen else 'o-none', e(observed_words(host)),
-                       _drifted_cell(host)))
-    details = []
-    for host in doc['hosts']:
-        lines = ['<details%s id="host-%s" data-verdict="%s"><summary class="v-%s">%s: %s (%d item(s))</summary>'
-                 % (' open' if host['verdict'] != 'ok' and len(doc['hosts']) <= 50 else '', e(str(host['host'])),
-                    e(host['verdict']), e(host['verdict']), e(str(host['host'])), e(host['verdict']),
-                    len(host['items']))]
-        if host.get('error'):
-            lines.append('<p>%s</p>' % e(host['error']))
-        if host['items']:
-            lines.append('<ul>' + ''.join('<li class="area"><code>%s</code> %s: %s</li>'
-                                          % (e(i['area']), e(str(i['subject'])), e(i['message']))
-                                          for i in host['items']) + '</ul>')
-        if host['notes']:
-            lines.append('<ul>' + ''.join('<li>note: %s</li>' % e(n) for n in host['notes']) + '</ul>')
-        if host['devices']:
-            lines.append('<table class="devices"><tr><th>Device</th><th>Readahead live / profile / rules</th>'
-                         '<th>Scheduler live / profile / rules</th></tr>')
-            for dev in host['devices']:
-                cells = []
-                for attr in ('read_ahead_kb', 'scheduler'):
-                    v = dev.get(attr)
-                    cells.append('-' if not v else '%s / %s / %s' % (v['live'], v['profile'], v['rules']))
-                lines.append('<tr><td>%s</td><td>%s</td><td>%s</td></tr>'
-                             % (e(dev['device']), e(cells[0]), e(cells[1])))
-            lines.append('</table>')
-        lines.append(_observed_html(host.get('observed')))
-        lines.append('</details>')
-        details.append(''.join(lines))
+    rows = [_host_row(host) for host in doc['hosts']]
+    details = [_host_details(host, open_drift=len(doc['hosts']) <= 50) for host in doc['hosts']]
     return ''.join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Storage audit</title>',
         '<style>%s</style></head><body>' % CSS,
@@ -435,6 +396,60 @@ def html(doc):
         '<tbody>',
         ''.join(rows), '</tbody></table>', ''.join(details),
         '<script>%s</script></body></html>\n' % JS])
+
+
+def _host_row(host):
+    """A host's row of the sortable hosts table."""
+    e = html_lib.escape
+    arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
+    ras = [a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None]
+    seen = host.get('observed')
+    return ('<tr class="v-%s" data-host="%s" data-verdict="%s"><td>%s</td><td data-sort="%d">%s</td><td>%d</td>'
+            '<td>%s</td><td data-sort="%s">%s</td><td data-sort="%d" class="%s">%s</td>%s</tr>'
+            % (e(host['verdict']), e(str(host['host'])), e(host['verdict']), e(str(host['host'])),
+               VERDICT_RANK.get(host['verdict'], 9), e(host['verdict']), len(host['items']), e(arrays),
+               max(ras) if ras else -1, e(', '.join(str(r) for r in ras)) or '-',
+               OBSERVED_RANK.get(seen['status'], 8) if seen else 9,
+               _status_class(seen['status']) if seen else 'o-none', e(observed_words(host)),
+               _drifted_cell(host)))
+
+
+def _host_details(host, open_drift):
+    """A host's details: its items, notes, devices and observed reads; open when it is not ok and ``open_drift``
+    (the fleet is small enough)."""
+    e = html_lib.escape
+    lines = ['<details%s id="host-%s" data-verdict="%s"><summary class="v-%s">%s: %s (%d item(s))</summary>'
+             % (' open' if host['verdict'] != 'ok' and open_drift else '', e(str(host['host'])),
+                e(host['verdict']), e(host['verdict']), e(str(host['host'])), e(host['verdict']),
+                len(host['items']))]
+    if host.get('error'):
+        lines.append('<p>%s</p>' % e(host['error']))
+    if host['items']:
+        lines.append('<ul>' + ''.join('<li class="area"><code>%s</code> %s: %s</li>'
+                                      % (e(i['area']), e(str(i['subject'])), e(i['message']))
+                                      for i in host['items']) + '</ul>')
+    if host['notes']:
+        lines.append('<ul>' + ''.join('<li>note: %s</li>' % e(n) for n in host['notes']) + '</ul>')
+    if host['devices']:
+        lines.append(_devices_table(host['devices']))
+    lines.append(_observed_html(host.get('observed')))
+    lines.append('</details>')
+    return ''.join(lines)
+
+
+def _devices_table(devices):
+    """A host's devices: readahead and scheduler, live / profile / rules."""
+    e = html_lib.escape
+    lines = ['<table class="devices"><tr><th>Device</th><th>Readahead live / profile / rules</th>'
+             '<th>Scheduler live / profile / rules</th></tr>']
+    for dev in devices:
+        cells = []
+        for attr in ('read_ahead_kb', 'scheduler'):
+            v = dev.get(attr)
+            cells.append('-' if not v else '%s / %s / %s' % (v['live'], v['profile'], v['rules']))
+        lines.append('<tr><td>%s</td><td>%s</td><td>%s</td></tr>' % (e(dev['device']), e(cells[0]), e(cells[1])))
+    lines.append('</table>')
+    return ''.join(lines)
 
 
 def _observed_html(seen):

@@ -115,14 +115,26 @@ def waste(window, configured=None, threshold_kib=WASTE_THRESHOLD_KIB):
     measured = window.get('verdict') == 'measured'
     seconds = whole(window.get('seconds'))
     limit = threshold_kib * 1024
-    figures = window.get('host') or {}
+    findings = []
+    host = _host_waste(window.get('host') or {}, min_faults, measured, seconds, threshold_kib, limit, findings)
+    devices = [_device_waste(name, window['devices'][name], configured.get(name), min_reads, measured, seconds,
+                             threshold_kib, findings)
+               for name in sorted(window.get('devices') or {})]
+    status = WASTING if findings else (TOO_LITTLE if not measured else NO_WASTE)
+    return {'seconds': window.get('seconds'), 'verdict': window.get('verdict'),
+            'verdict_reason': window.get('verdict_reason'), 'threshold_kib': threshold_kib, 'status': status,
+            'host': host, 'devices': devices, 'findings': findings, 'notes': list(window.get('notes') or [])}
+
+
+def _host_waste(figures, min_faults, measured, seconds, threshold_kib, limit, findings):
+    """waste's host row of the window's host figures (``limit``: the threshold in bytes); appends its finding when
+    WASTING."""
     per_fault = figures.get('device_read_bytes_per_major_fault')
     by_fault = bool(min_faults) and per_fault is not None
     host = {'devices': list(figures.get('devices') or []), 'major_faults': figures.get('major_faults'),
             'device_read_bytes_per_major_fault': per_fault, 'device_read_kib_per_major_fault': _kib(per_fault),
             'reads': figures.get('reads'), 'avg_read_kib': figures.get('avg_read_kib'),
             'basis': 'device read bytes per major fault' if by_fault else 'average read request'}
-    findings = []
     if not measured:
         host['status'] = TOO_LITTLE
     elif by_fault and per_fault > limit:
@@ -140,27 +152,24 @@ def waste(window, configured=None, threshold_kib=WASTE_THRESHOLD_KIB):
                                        seconds, threshold_kib)})
     else:
         host['status'] = NO_WASTE
-    devices = []
-    for name in sorted(window.get('devices') or {}):
-        fig = window['devices'][name]
-        ra = configured.get(name)
-        row = {'device': name, 'read_ahead_kb': ra, 'reads': fig.get('reads'), 'read_bytes': fig.get('read_bytes'),
-               'avg_read_kib': fig.get('avg_read_kib')}
-        if not measured or (fig.get('reads') or 0) < min_reads or row['avg_read_kib'] is None:
-            row['status'] = TOO_LITTLE
-        elif row['avg_read_kib'] > threshold_kib:
-            row['status'] = WASTING
-            findings.append({'subject': name, 'message': '%s: average read request %s KiB over %s reads in %s s '
-                                                         '(threshold %d KiB)%s'
-                             % (WASTING, io_observe.short_number(row['avg_read_kib']), row['reads'], seconds,
-                                threshold_kib, _configured_words(ra))})
-        else:
-            row['status'] = NO_WASTE
-        devices.append(row)
-    status = WASTING if findings else (TOO_LITTLE if not measured else NO_WASTE)
-    return {'seconds': window.get('seconds'), 'verdict': window.get('verdict'),
-            'verdict_reason': window.get('verdict_reason'), 'threshold_kib': threshold_kib, 'status': status,
-            'host': host, 'devices': devices, 'findings': findings, 'notes': list(window.get('notes') or [])}
+    return host
+
+
+def _device_waste(name, fig, ra, min_reads, measured, seconds, threshold_kib, findings):
+    """waste's row of one device (``ra``: its configured read_ahead_kb); appends its finding when WASTING."""
+    row = {'device': name, 'read_ahead_kb': ra, 'reads': fig.get('reads'), 'read_bytes': fig.get('read_bytes'),
+           'avg_read_kib': fig.get('avg_read_kib')}
+    if not measured or (fig.get('reads') or 0) < min_reads or row['avg_read_kib'] is None:
+        row['status'] = TOO_LITTLE
+    elif row['avg_read_kib'] > threshold_kib:
+        row['status'] = WASTING
+        findings.append({'subject': name, 'message': '%s: average read request %s KiB over %s reads in %s s '
+                                                     '(threshold %d KiB)%s'
+                         % (WASTING, io_observe.short_number(row['avg_read_kib']), row['reads'], seconds,
+                            threshold_kib, _configured_words(ra))})
+    else:
+        row['status'] = NO_WASTE
+    return row
 
 
 def _configured_words(ra):

@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-import json
 import os
+import re
 
 import pytest
 
@@ -256,7 +256,29 @@ def test_job_file_sections():
         fr.count_job_file_sections('rw=read\n')
 
 
-def test_fixture_files_are_valid_json():
-    for name in os.listdir(FIXTURES):
-        with open(os.path.join(FIXTURES, name)) as f:
-            json.load(f)
+# fio-VERSION-IOENGINE-PATTERN-BS[-Njobs...].json: captured from that fio; handwritten-fio-VERSION-...: written by hand
+CAPTURED = re.compile(r'^fio-(?P<version>[0-9.]+)-(?P<ioengine>[a-z_0-9]+)-(?P<rw>seqread|randread)-(?P<bs>[0-9]+[kmg])\b')
+HANDWRITTEN = re.compile(r'^handwritten-fio-(?P<version>[0-9.]+)-')
+PATTERN_RW = {'seqread': 'read', 'randread': 'randread'}
+
+
+def test_fixture_files_are_fio_reports_as_named():
+    """Every file of fixtures/fio is a fio report the module reads (load_fio_json, summarize_fio: jobs, no job
+    error, bytes read), from the fio version its name gives; a captured one ran the ioengine, pattern, block size
+    and number of jobs its name gives."""
+    names = sorted(os.listdir(FIXTURES))
+    assert len(names) >= 4, names
+    for name in names:
+        data = fixture(name)
+        totals = fr.summarize_fio(data)
+        assert totals['io_bytes'] > 0 and totals['iops'] > 0, name
+        named = CAPTURED.match(name) or HANDWRITTEN.match(name)
+        assert named, '%s: neither fio-VERSION-IOENGINE-PATTERN-BS nor handwritten-fio-VERSION-' % name
+        assert data['fio version'] == 'fio-' + named.group('version'), name
+        if named.re is CAPTURED:
+            jobs = re.search(r'-([0-9]+)jobs\b', name)
+            assert len(data['jobs']) == (int(jobs.group(1)) if jobs else 1), name
+            expected = (named.group('ioengine'), PATTERN_RW[named.group('rw')], named.group('bs'))
+            for job in data['jobs']:
+                options = job['job options']
+                assert (options['ioengine'], options['rw'], options['bs']) == expected, name

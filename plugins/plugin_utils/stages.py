@@ -14,6 +14,9 @@ in the run changed the host, and the options are exactly those the preflight che
 
 from __future__ import annotations
 
+from ansible.plugins.filter.core import to_bool
+from ansible.plugins.test.core import changed as changed_test
+
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 
 STAGES = ('raid0', 'xfs', 'block_tuning', 'kernel')
@@ -137,3 +140,44 @@ def skip(calls_now, read, items=None, stale=None):
     return {'skip': True, 'registered': {'changed': False, 'results': results},
             'reason': 'in sync: the preflight ran the same %d call(s) in check mode and nothing would change'
             % len(calls_now)}
+
+
+# --- the tune role: what changed the host before a stage (``stale`` of ``skip``) -----------------------------------
+CHANGING_STAGES = ('raid0', 'xfs', 'block_tuning')
+
+
+def stale_reasons(results, after, install_packages=False, packages_missing=None):
+    """What changed the host in this run up to stage ``after`` (raid0, xfs or block_tuning), one reason per stage:
+    one of its registered ``results`` ({stage: [results]}) is changed (the ``changed`` test), or, for raid0, it
+    installs packages (``install_packages``) that the preflight did not find installed (``packages_missing``: what it
+    found missing, None when it did not look). In check mode a predicted change counts, as in the results."""
+    if after not in CHANGING_STAGES:
+        raise StageInputError('unknown stage %r (one of %s)' % (after, ', '.join(CHANGING_STAGES)))
+    reasons = []
+    for stage in CHANGING_STAGES:
+        if [result for result in results.get(stage, []) if changed_test(result)]:
+            reasons.append('the %s stage changed the host in this run' % stage)
+        if stage == 'raid0' and to_bool(install_packages) and (packages_missing is None or len(packages_missing) > 0):
+            reasons.append('the raid0 stage installs packages in this run')
+        if stage == after:
+            return reasons
+    return reasons
+
+
+# --- the xfs role: a filesystem found at another mount point too -------------------------------------------------
+def moved_mounts(results):
+    """[[uuid, old mount point]] from the xfs_filesystem ``results``: each other path where a filesystem with a
+    UUID is in fstab (``fstab_elsewhere``) or mounted (``mounted_elsewhere``), each path once, fstab's first.
+
+    Once as the role's Jinja had it (Ansible's ``unique``): two paths that differ only in case count as one."""
+    moved = []
+    for result in results:
+        if not result.get('uuid', ''):
+            continue
+        seen = set()
+        for old in result.get('fstab_elsewhere', []) + result.get('mounted_elsewhere', []):
+            key = old.lower() if isinstance(old, str) else old
+            if key not in seen:
+                seen.add(key)
+                moved.append([result['uuid'], old])
+    return moved

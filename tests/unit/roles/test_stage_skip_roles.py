@@ -20,6 +20,7 @@ from ansible.plugins.test.core import changed as changed_test
 
 from ansible_collections.iotune.storage.plugins.filter.stage_calls import stage_calls
 from ansible_collections.iotune.storage.plugins.filter.stage_skip import stage_skip
+from ansible_collections.iotune.storage.plugins.filter.stage_stale import stage_stale
 from ansible_collections.iotune.storage.plugins.filter.tune_plan import tune_plan
 from ansible_collections.iotune.storage.plugins.plugin_utils import stages
 
@@ -35,6 +36,7 @@ def environment():
     env = NativeEnvironment()
     env.filters['iotune.storage.stage_calls'] = stage_calls
     env.filters['iotune.storage.stage_skip'] = stage_skip
+    env.filters['iotune.storage.stage_stale'] = stage_stale
     env.filters['bool'] = to_bool
     env.tests['changed'] = changed_test
     env.tests['none'] = lambda value: value is None

@@ -45,7 +45,29 @@ def lab(*args):
     return proc.stdout
 
 
+def nvme_stalls():
+    """How many NVMe I/O timeouts the guest kernel has logged since it booted."""
+    out = lab_ssh("dmesg | grep -c 'nvme[0-9]*: I/O .* timeout' || true").stdout.strip()
+    return int(out or 0)
+
+
 def fio(by_id):
+    """(4 KiB random reads/s, 1 MiB sequential read bytes/s), measured again once when qemu's emulated NVMe controller
+    stalled during the run: its reads then wait for the guest's 30 s I/O timeout, which measures the emulator's flaw
+    (docs/lab.md, "NVMe stalls"), not the disk model. A second stall fails the test."""
+    for attempt in (1, 2):
+        before = nvme_stalls()
+        figures = _fio_once(by_id)
+        stalls = nvme_stalls() - before
+        if not stalls:
+            return figures
+        print("attempt %d on %s: the emulated NVMe controller stalled (%d I/O timeouts in the guest kernel's log)"
+              % (attempt, by_id, stalls))
+    pytest.fail("the emulated NVMe controller stalled in both measurements of %s (docs/lab.md, NVMe stalls)" % by_id)
+    return None
+
+
+def _fio_once(by_id):
     """(4 KiB random reads/s, 1 MiB sequential read bytes/s): two jobs one after the other in one fio run."""
     out = lab_ssh("fio", "--readonly", "--output-format=json", "--filename=%s" % by_id, "--ioengine=libaio",
                   "--direct=1", "--iodepth=16", "--time_based=1", "--runtime=%d" % SECONDS,

@@ -42,13 +42,13 @@ def layout(arrays, spec_dir, dropin_name, mount_units=''):
     for a in arrays:
         for service in a.get('services', []):
             services[service] = services.get(service, []) + [unit_of(a['name'])]
-    paths = ([UNIT_DIR + '/' + unit for unit in units]
-             + ['%s/%s.json' % (spec_dir, a['name']) for a in arrays]
-             + ['%s/%s.d/%s' % (UNIT_DIR, service, dropin_name) for service in services]
-             + [WANTS_DIR + '/' + unit for unit in units])
     dropins = [{'dest': '%s/%s.d/%s' % (UNIT_DIR, service, dropin_name),
                 'content': DROPIN % (' '.join(boot_units), ' '.join(boot_units))}
                for service, boot_units in services.items()]
+    paths = ([UNIT_DIR + '/' + unit for unit in units]
+             + ['%s/%s.json' % (spec_dir, a['name']) for a in arrays]
+             + [dropin['dest'] for dropin in dropins]
+             + [WANTS_DIR + '/' + unit for unit in units])
     return {'units': units, 'services': services, 'paths': paths, 'dropins': dropins,
             'mount_unit_of': dict(zip([a['mountpoint'] for a in arrays], mount_units.split()))}
 

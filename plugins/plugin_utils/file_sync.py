@@ -50,5 +50,6 @@ def read_states(read, globs, file_types=None, unique=False):
 def copy_changes(files, found):
     """The entries of ``files`` ({dest, content, mode}, mode 0644 when absent) that ``found`` does not show as a
     regular file of that content (sha1) and mode, owned by root:root. ``found`` must have read every ``dest``."""
-    return [f for f in files
-            if fileutil.pending_changes([{'path': f['dest'], 'content': f['content'], 'mode': f.get('mode')}], found)]
+    changed = set(fileutil.pending_changes([{'path': f['dest'], 'content': f['content'], 'mode': f.get('mode')}
+                                            for f in files], found))
+    return [f for f in files if f['dest'] in changed]

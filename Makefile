@@ -85,7 +85,7 @@ TEST_SUITES := sanity sanity-newest units browser-test lint changelog-lint ship-
 TEST_SUITES_NICE ?= 10
 TEST_TIMES  := $(BUILD)/test-times.txt
 test: setup ## run every test: molecule vm beside sanity, units, lint, changelog, ship checks, molecule container
-	@t0=$$(date +%s); failed=""; mkdir -p $(BUILD); : > $(TEST_TIMES); \
+	@t0=$$(date +%s); failed=""; mkdir -p $(BUILD); : > $(TEST_TIMES); rm -f $(BUILD)/molecule-vm-failures.txt; \
 	row() { printf '%-44s %-7s %5d s\n' "$$1" "$$2" "$$3" >> $(TEST_TIMES); }; \
 	( t=$$(date +%s); rc=0; IOTUNE_TEST_TIMES=$(TEST_TIMES) $(VM_MATRIX_RUN) || rc=$$?; \
 	  r=$$( [ $$rc -eq 0 ] && echo passed || echo FAILED); \
@@ -98,7 +98,10 @@ test: setup ## run every test: molecule vm beside sanity, units, lint, changelog
 	wait $$vm || failed="$$failed molecule-vm"; \
 	row "make test (all)" $$( [ -z "$$failed" ] && echo passed || echo FAILED) $$(( $$(date +%s) - t0 )); \
 	echo "make test: time table (the vm matrix entries side by side, beside the other suites)"; cat $(TEST_TIMES); \
-	if [ -n "$$failed" ]; then echo "make test: FAILED:$$failed (after $$(( $$(date +%s) - t0 )) s)"; exit 1; fi; \
+	if [ -n "$$failed" ]; then \
+	  if [ -s $(BUILD)/molecule-vm-failures.txt ]; then echo "make test: what failed in the vm matrix (build/molecule-vm-*.log):"; \
+	    cat $(BUILD)/molecule-vm-failures.txt; fi; \
+	  echo "make test: FAILED:$$failed (after $$(( $$(date +%s) - t0 )) s)"; exit 1; fi; \
 	echo "make test: all suites passed in $$(( $$(date +%s) - t0 )) s"
 
 at-tree: | venv

@@ -22,3 +22,10 @@ def lab_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(common, "CACHE", tmp_path / "cache")
     (tmp_path / "lab").mkdir()
     return tmp_path / "lab"
+
+
+@pytest.fixture(autouse=True)
+def host_qemu(monkeypatch):
+    """qemu command lines name the plain `qemu-system-x86_64` whatever qemu this host has (tests/lab/test_emulator.py
+    covers the choice)."""
+    monkeypatch.setenv("IOTUNE_LAB_QEMU", "qemu-system-x86_64")

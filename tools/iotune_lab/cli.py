@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from . import common, disk_models, kernel_log
+from . import common, disk_models, emulator, kernel_log
 from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
 from .disks import BUSES, blank_disk_file, fresh_disks, new_disks, parse_size
 from .image import INITRAMFS, RELEASES, ensure_image, host_mirrors, recipe_hash
@@ -128,7 +128,8 @@ def cmd_up(args):
         raise LabError(f"boot must be disk or kernel (got {boot!r})", EXIT_USAGE)
     models = disk_models.assign(getattr(args, "disk_model", None), args.disks)
     instance_bandwidth = parse_rate(getattr(args, "instance_bandwidth", None) or "0")
-    need_tools("qemu-system-x86_64", "qemu-img", "ssh", "ssh-keygen")
+    need_tools("qemu-img", "ssh", "ssh-keygen")
+    emulator.choose()               # the lab's qemu is there (7.2 stalls NVMe disks), before anything is built
     img, h, _built = ensure_image()
     key = lab_key()
     d = vm_dir(args.name)
@@ -441,6 +442,13 @@ def cmd_stop_start(args):
     return 0
 
 
+def cmd_qemu(args):
+    """Fetch (or reuse) the lab's qemu when the host's is older than emulator.MIN_VERSION; print its command."""
+    argv = emulator.fetch()
+    print(" ".join(argv))
+    return 0
+
+
 def cmd_prune(args):
     """Remove cached images other than the current recipe's and those running VMs still use."""
     keep = set()
@@ -587,6 +595,10 @@ def build_parser():
     c.add_argument("name")
     c.add_argument("-n", "--lines", type=int, default=60)
     c.set_defaults(func=cmd_console)
+
+    q = sub.add_parser("qemu", help="fetch (or reuse) the lab's qemu when the host's is older than 10.0 "
+                                    "(Debian's backport, unpacked in the lab's cache) and print its command")
+    q.set_defaults(func=cmd_qemu)
 
     pr = sub.add_parser("prune", help="remove cached images that are neither current nor used "
                                       "by a VM in the lab folder")

@@ -57,12 +57,12 @@ class Phase:
         return False
 
 
-def run(argv, check=True, capture=False, env=None, quiet=False, stdin=None, timeout=None):
+def run(argv, check=True, capture=False, env=None, quiet=False, stdin=None, timeout=None, cwd=None):
     """Run argv (a list, never a shell string). On failure raise LabError with the output tail."""
     if not quiet:
         say("  $ " + " ".join(str(a) for a in argv))
     try:
-        res = subprocess.run([str(a) for a in argv], check=False, env=env, stdin=stdin,
+        res = subprocess.run([str(a) for a in argv], check=False, env=env, stdin=stdin, cwd=cwd,
                              stdout=subprocess.PIPE if capture else None,
                              stderr=subprocess.PIPE if capture else None,
                              text=True, timeout=timeout)

@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from . import common, disk_models
+from . import common, disk_models, emulator
 from .common import EXIT_USAGE, FileLock, LabError, say, run, write_atomic
 from .disks import INSTANCE_STORE_PRODUCT, INSTANCE_STORE_VENDOR, fresh_disks
 from .image import KERNEL_CMDLINE, VM_CMDLINE_EXTRA
@@ -108,7 +108,8 @@ def kvm_usable():
 
 
 def qemu_version():
-    out = run(["qemu-system-x86_64", "--version"], capture=True, quiet=True).stdout
+    argv = emulator.choose()
+    out = run(argv + ["--version"], capture=True, quiet=True, env=emulator.module_env(argv)).stdout
     return out.splitlines()[0].strip() if out else "unknown"
 
 
@@ -136,7 +137,7 @@ def write_probe(verdict, detail):
 
 
 def qemu_argv(name, d, img, st, accel):
-    argv = ["qemu-system-x86_64", "-name", f"{name},process=iotune-lab-{name}",
+    argv = [*emulator.choose(), "-name", f"{name},process=iotune-lab-{name}",
             "-machine", "pc", "-nodefaults", "-display", "none",
             "-m", str(st["memory"]), "-smp", str(st["cpus"])]
     if accel == "kvm":
@@ -265,7 +266,7 @@ def start_and_wait(name, d, img, st, accel, timeout):
         log.write(f"--- {datetime.datetime.now().isoformat(timespec='seconds')} "
                   f"starting qemu (accel {accel})\n".encode())
         log.flush()
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log,
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, env=emulator.module_env(argv),
                                 stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
 
     def exited():

@@ -60,14 +60,14 @@ def host_version():
     return parse_version(run(["qemu-system-x86_64", "--version"], capture=True, quiet=True, check=False).stdout)
 
 
-def choose(environ=None, host=None, cache=None):
+def choose(environ=None, host=(), cache=None):
     """argv prefix running the lab's qemu: $IOTUNE_LAB_QEMU (a binary, as is), else the host's qemu when it is at
     least MIN_VERSION, else the private copy (`tools/lab qemu` fetches it), else the host's older qemu with a
     warning. Raises LabError when the host has no qemu at all."""
     environ = os.environ if environ is None else environ
     if environ.get("IOTUNE_LAB_QEMU"):
         return [environ["IOTUNE_LAB_QEMU"]]
-    host = host_version() if host is None else host
+    host = host_version() if host == () else host      # () = look; None = the host has no qemu
     if host and host[:2] >= MIN_VERSION:
         return ["qemu-system-x86_64"]
     if private_binary(cache).exists():

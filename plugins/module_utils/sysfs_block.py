@@ -427,6 +427,10 @@ class BlockInventory(object):
         disks = sorted(_listdir(block))
         for disk in disks:
             ddir = os.path.join(block, disk)
+            if read_text(os.path.join(ddir, 'hidden')) == '1':
+                # a path of a multipath NVMe namespace (nvme0c0n1): no device node, the I/O goes through the
+                # namespace's head (nvme0n1), which carries the identity, the by-id links and the tuning
+                continue
             self.parents[disk] = None
             self.sysdirs[disk] = ddir
             self.order.append(disk)

@@ -231,6 +231,23 @@ def test_ebs_volume_id_matches_the_serial_whatever_the_model(fake_host):
         ('nvme0n1', '/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_vol0123456789abcdef7')]
 
 
+def test_the_hidden_path_of_a_multipath_nvme_namespace_is_not_a_second_disk(fake_host):
+    # native NVMe multipath (qemu 10's controllers, dual-port drives): the kernel adds nvme0c0n1, a hidden path
+    # without a device node whose controller has the same serial; only the head nvme0n1 is a disk to use
+    nvme(fake_host, 'nvme0n1', '259:0', 'nvme-subsys0', 'QEMU NVMe Ctrl', 'vol0123456789abcdef7',
+         by_id=('nvme-QEMU_NVMe_Ctrl_vol0123456789abcdef7',))
+    fake_host.add_disk('nvme0c0n1', '259:1', size_sectors=GIB // 512, device={'model': 'QEMU NVMe Ctrl',
+                                                                              'serial': 'vol0123456789abcdef7'},
+                       device_link='nvme0', attrs={'nsid': '1', 'hidden': '1'})
+    assert resolved(fake_host, {'ebs_volume_id': 'vol-0123456789abcdef7'}) == [
+        ('nvme0n1', '/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_vol0123456789abcdef7')]
+    assert 'nvme0c0n1' not in fake_host.view().inventory().order
+    # a disk whose hidden attribute says 0 is a disk like any other
+    fake_host.write('sys/block/nvme0c0n1/hidden', '0\n')
+    with pytest.raises(cloud.SelectorError, match='matches 2 disks'):
+        resolved(fake_host, {'ebs_volume_id': 'vol-0123456789abcdef7'})
+
+
 def test_unknown_volume_names_the_selector_and_what_is_there(fake_host):
     aws_nitro(fake_host)
     with pytest.raises(cloud.SelectorError) as e:

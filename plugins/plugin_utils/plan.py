@@ -288,7 +288,7 @@ def validate_profile(name, data, overrides):
             profile[key] = check(profile[key], '%s: %s' % (where, key))
         except ValueError as e:
             problems.append(str(e))
-    problems.extend(_verify_problems(profile['fio_verify_jobs'], profile['fio_verify_thresholds'], where))
+    problems.extend(fio_verify_problems(profile['fio_verify_jobs'], profile['fio_verify_thresholds'], where))
     if problems:
         raise PlanError(problems)
     return profile
@@ -309,8 +309,9 @@ def _scheduler_problems(classes, where):
     return problems
 
 
-def _verify_problems(jobs, thresholds, where):
-    """fio_verify_jobs (each as the fio module checks it, names unique) and fio_verify_thresholds keyed by them."""
+def fio_verify_problems(jobs, thresholds, where):
+    """fio_verify_jobs (each as the fio module checks it, names unique) and fio_verify_thresholds keyed by them: the
+    one check of a job set, for the plan and for the fio_verify role used without it (filter fio_verify_problems)."""
     if not isinstance(jobs, list) or not all(isinstance(j, dict) and isinstance(j.get('name'), str) for j in jobs):
         return ['%s: fio_verify_jobs must be a list of dicts with a name' % where]
     problems = []

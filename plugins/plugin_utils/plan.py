@@ -41,6 +41,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     did_you_mean,
     mount_option_problem,
     mount_option_set_problems,
+    scheduler_problem,
     sysctl_action,
     sysctl_name,
     valid_chunk_kb,
@@ -295,8 +296,9 @@ def validate_profile(name, data, overrides):
 
 
 def _scheduler_problems(classes, where):
-    """members.scheduler_by_class: a scheduler name per known device class. Whether the devices offer it (and the
-    legacy noop/deadline/cfq advice) is checked on the host by udev_block_tuning's validation in the preflight."""
+    """members.scheduler_by_class: a scheduler name per known device class, not a legacy single-queue one (the rule
+    udev_block_tuning applies, rules.scheduler_problem). Whether the devices offer it is checked on the host by
+    udev_block_tuning's validation in the preflight."""
     if not isinstance(classes, dict):
         return ['%s: members.scheduler_by_class must be a dict keyed by %s' % (where, '/'.join(DEVICE_CLASSES))]
     problems = []
@@ -306,6 +308,8 @@ def _scheduler_problems(classes, where):
                             % (where, cls, ', '.join(DEVICE_CLASSES)))
         elif not isinstance(sched, str) or not sched:
             problems.append('%s: members.scheduler_by_class.%s must be a scheduler name, got %r' % (where, cls, sched))
+        elif scheduler_problem(sched):
+            problems.append('%s: members.scheduler_by_class.%s: %s' % (where, cls, scheduler_problem(sched)))
     return problems
 
 

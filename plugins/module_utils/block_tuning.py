@@ -27,18 +27,18 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
     parse_udev_db,
     read_text,
 )
-from ansible_collections.iotune.storage.plugins.module_utils.rules import DEVICE_CLASSES, READ_AHEAD_MAX_KB, valid_read_ahead_kb
+from ansible_collections.iotune.storage.plugins.module_utils.rules import (
+    DEVICE_CLASSES,
+    READ_AHEAD_MAX_KB,
+    SCHEDULER_ALIASES,
+    scheduler_problem,
+    valid_read_ahead_kb,
+)
 
 SELECTOR_KEYS = ('device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel')
 SETTING_KEYS = ('scheduler', 'scheduler_by_class', 'read_ahead_kb', 'read_ahead_sectors',
                 'nr_requests', 'max_sectors_kb', 'rotational')
 
-LEGACY_SCHEDULERS = {
-    'noop': 'none',
-    'cfq': 'bfq or mq-deadline',
-    'anticipatory': 'mq-deadline',
-}
-SCHEDULER_ALIASES = {'deadline': 'mq-deadline'}
 
 # queue attribute written by each setting, in the order the rules apply them (scheduler first:
 # switching the scheduler resets nr_requests).
@@ -186,10 +186,11 @@ def _short(entry):
 
 
 def normalize_scheduler(name, where):
-    name = (name or '').strip()
-    if name in LEGACY_SCHEDULERS:
-        raise TuningError("%s: scheduler %r is a legacy single-queue scheduler that blk-mq kernels "
-                          "reject (EINVAL); use %r instead" % (where, name, LEGACY_SCHEDULERS[name]))
+    """The scheduler the rules write for ``name`` (checked by rules.scheduler_problem, as the plan checks it)."""
+    problem = scheduler_problem(name)
+    if problem:
+        raise TuningError('%s: %s' % (where, problem))
+    name = name.strip()
     return SCHEDULER_ALIASES.get(name, name)
 
 

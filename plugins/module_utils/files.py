@@ -99,13 +99,14 @@ def _name(table, ident):
         return str(ident)
 
 
-def file_state(path):
+def file_state(path, follow=False):
     """{path, checksum (sha1, regular files only), mode ('0644'), pw_name, gr_name, uid, gid, islnk, isreg, isdir}.
 
-    The keys are those of ansible.builtin.find's results. None when ``path`` does not exist.
+    The keys are those of ansible.builtin.find's results. None when ``path`` does not exist. ``follow``: the state of
+    what a symlink points to (as open() sees the file), not of the link.
     """
     try:
-        st = os.lstat(path)
+        st = os.stat(path) if follow else os.lstat(path)
     except FileNotFoundError:
         return None
     state = {'path': path, 'mode': '%04o' % stat.S_IMODE(st.st_mode), 'uid': st.st_uid, 'gid': st.st_gid,
@@ -149,6 +150,26 @@ def _same_id(wanted, name, number):
     return wanted == str(number) if wanted.isdigit() else wanted == name
 
 
+def differences(entry, state):
+    """What of the config_files entry ``entry`` ({path, content, mode, owner, group}, present; the module's defaults
+    apply) the file ``state`` (a :func:`file_state`, None when missing) does not have: a subset of ('file' (missing or
+    not a regular file), 'content' (its sha1), 'mode', 'owner', 'group'), in that order. The one rule of whether a
+    file differs: :func:`pending_changes` (the preflight's read) and the config_files module both judge by it."""
+    if state is None or not state.get('isreg', True):
+        return ['file']
+    content = entry.get('content') or ''
+    found = []
+    if state.get('checksum') != hashlib.sha1(content.encode('utf-8')).hexdigest():
+        found.append('content')
+    if int(state['mode'], 8) != int(entry.get('mode') or '0644', 8):
+        found.append('mode')
+    if not _same_id(entry.get('owner') or 'root', state.get('pw_name'), state.get('uid')):
+        found.append('owner')
+    if not _same_id(entry.get('group') or 'root', state.get('gr_name'), state.get('gid')):
+        found.append('group')
+    return found
+
+
 def pending_changes(wanted, found, remove_unlisted=()):
     """Paths config_files would write, fix or remove, judged from ``found`` (a :func:`snapshot`).
 
@@ -164,12 +185,7 @@ def pending_changes(wanted, found, remove_unlisted=()):
             if state is not None:
                 changes.append(entry['path'])
             continue
-        content = entry.get('content') or ''
-        if (state is None or not state.get('isreg', True)
-                or state.get('checksum') != hashlib.sha1(content.encode('utf-8')).hexdigest()
-                or int(state['mode'], 8) != int(entry.get('mode') or '0644', 8)
-                or not _same_id(entry.get('owner') or 'root', state.get('pw_name'), state.get('uid'))
-                or not _same_id(entry.get('group') or 'root', state.get('gr_name'), state.get('gid'))):
+        if differences(entry, state):
             changes.append(entry['path'])
     listed = set(os.path.normpath(entry['path']) for entry in wanted)
     for path in sorted(have):

@@ -25,6 +25,11 @@ from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 
 __metaclass__ = type
 
+# The chunk (KiB) of an array without chunk_kb: mdadm's own default, the one home of the value. The module's
+# argument default is this; what cannot import it (its DOCUMENTATION, roles/raid0/defaults/main.yml and
+# meta/argument_specs.yml, docs/raid0.md) is compared with it by tests/unit/plugins/plugin_utils/test_rule_agreement.py.
+CHUNK_DEFAULT_KB = 512
+
 
 def argument_spec():
     """The mdadm_array module's options (with REQUIRED_IF)."""
@@ -33,7 +38,7 @@ def argument_spec():
         state=dict(type='str', default='present', choices=['present', 'absent', 'assembled']),
         devices=dict(type='list', elements='path'),
         level=dict(type='int', default=0),
-        chunk_kb=dict(type='int', default=512),
+        chunk_kb=dict(type='int', default=CHUNK_DEFAULT_KB),
         metadata=dict(type='str', default='1.2', choices=['1.0', '1.1', '1.2']),
         homehost=dict(type='str', default='any'),
         wipe_devices=dict(type='list', elements='path', default=[]),

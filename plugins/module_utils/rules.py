@@ -5,7 +5,7 @@
 
 """The one home of every value rule that both the controller-side plan (plugin_utils/plan.py) and the
 modules apply: md array names, chunk sizes, readahead, XFS labels and stripe width, device classes,
-transparent huge page choices, sysctl names and ranges, refused mount options.
+I/O scheduler names, transparent huge page choices, sysctl names and ranges, refused mount options.
 
 Each rule is a constant and a predicate (or a function returning the problems found); the callers word the
 message in their own terms (the option name the user wrote). tests/unit/plugins/plugin_utils/test_rules.py
@@ -70,6 +70,15 @@ MOUNT_OPTION_PREFIXES = ('x-', 'X-')
 READ_AHEAD_MAX_KB = 1048576
 # the classes a profile's scheduler_by_class is keyed by (module_utils/sysfs_block.py decides a device's class)
 DEVICE_CLASSES = ('nvme', 'virtual', 'ssd', 'hdd')
+# single-queue schedulers that blk-mq kernels reject (writing one fails with EINVAL), and what to use instead;
+# whether a device offers a scheduler is the host's to say (udev_block_tuning's validation)
+LEGACY_SCHEDULERS = {
+    'noop': 'none',
+    'cfq': 'bfq or mq-deadline',
+    'anticipatory': 'mq-deadline',
+}
+# names the rules file writes as their blk-mq name
+SCHEDULER_ALIASES = {'deadline': 'mq-deadline'}
 
 # ---------------------------------------------------------------------------------------------
 # kernel settings
@@ -134,6 +143,18 @@ def valid_xfs_label(value):
 def valid_read_ahead_kb(value):
     """True for a readahead in KiB the tuning accepts: 0..READ_AHEAD_MAX_KB."""
     return _is_int(value) and 0 <= value <= READ_AHEAD_MAX_KB
+
+
+def scheduler_problem(name):
+    """Why a scheduler name is refused, or None: not a name, or a legacy single-queue scheduler (surrounding blanks
+    are ignored, as the rules file writes the name without them)."""
+    if not isinstance(name, str) or not name.strip():
+        return 'must be a scheduler name, got %r' % (name,)
+    name = name.strip()
+    if name in LEGACY_SCHEDULERS:
+        return ('scheduler %r is a legacy single-queue scheduler that blk-mq kernels reject (EINVAL); use %r instead'
+                % (name, LEGACY_SCHEDULERS[name]))
+    return None
 
 
 def did_you_mean(key, candidates, most=3):

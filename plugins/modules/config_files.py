@@ -111,7 +111,6 @@ import glob
 import grp
 import os
 import pwd
-import stat
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -164,19 +163,18 @@ class ConfigFiles:
 
     @staticmethod
     def read(path):
-        """(text, stat) of the file, (None, None) when it does not exist."""
+        """The text of the file (for the diff), None when it does not exist."""
         try:
             with open(path, 'r') as handle:
-                text = handle.read()
-            return text, os.stat(path)
+                return handle.read()
         except FileNotFoundError:
-            return None, None
+            return None
         except (IOError, OSError, UnicodeDecodeError) as e:
             raise ConfigError('cannot read %s: %s' % (path, e))
 
     def converge_one(self, f):
         path = f['path']
-        before, st = self.read(path)
+        before = self.read(path)
         if f['state'] == 'absent':
             if before is None and not os.path.lexists(path):
                 return
@@ -184,15 +182,16 @@ class ConfigFiles:
             if not self.check_mode:
                 os.unlink(path)
             return
-        content_differs = before != f['content']
-        attrs_differ = st is not None and (stat.S_IMODE(st.st_mode) != f['mode_int']
-                                           or (st.st_uid, st.st_gid) != (f['uid'], f['gid']))
-        if not content_differs and not attrs_differ:
+        # the one rule of a file that differs (module_utils/files.py; the preflight's read is judged by it too), over
+        # the file a symlink points to, the owner and group as the ids they resolved to
+        differs = fileutil.differences(dict(f, owner=str(f['uid']), group=str(f['gid'])),
+                                       fileutil.file_state(path, follow=True))
+        if not differs:
             return
         self.changed(path, before or '', f['content'])
         if self.check_mode:
             return
-        if content_differs:
+        if 'file' in differs or 'content' in differs:
             fileutil.write_text(path, f['content'], self.replace, mode=f['mode_int'])
         os.chown(path, f['uid'], f['gid'])
         os.chmod(path, f['mode_int'])

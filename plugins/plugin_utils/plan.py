@@ -41,6 +41,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     did_you_mean,
     mount_option_problem,
     mount_option_set_problems,
+    scheduler_problem,
     sysctl_action,
     sysctl_name,
     valid_chunk_kb,
@@ -288,15 +289,16 @@ def validate_profile(name, data, overrides):
             profile[key] = check(profile[key], '%s: %s' % (where, key))
         except ValueError as e:
             problems.append(str(e))
-    problems.extend(_verify_problems(profile['fio_verify_jobs'], profile['fio_verify_thresholds'], where))
+    problems.extend(fio_verify_problems(profile['fio_verify_jobs'], profile['fio_verify_thresholds'], where))
     if problems:
         raise PlanError(problems)
     return profile
 
 
 def _scheduler_problems(classes, where):
-    """members.scheduler_by_class: a scheduler name per known device class. Whether the devices offer it (and the
-    legacy noop/deadline/cfq advice) is checked on the host by udev_block_tuning's validation in the preflight."""
+    """members.scheduler_by_class: a scheduler name per known device class, not a legacy single-queue one (the rule
+    udev_block_tuning applies, rules.scheduler_problem). Whether the devices offer it is checked on the host by
+    udev_block_tuning's validation in the preflight."""
     if not isinstance(classes, dict):
         return ['%s: members.scheduler_by_class must be a dict keyed by %s' % (where, '/'.join(DEVICE_CLASSES))]
     problems = []
@@ -306,11 +308,14 @@ def _scheduler_problems(classes, where):
                             % (where, cls, ', '.join(DEVICE_CLASSES)))
         elif not isinstance(sched, str) or not sched:
             problems.append('%s: members.scheduler_by_class.%s must be a scheduler name, got %r' % (where, cls, sched))
+        elif scheduler_problem(sched):
+            problems.append('%s: members.scheduler_by_class.%s: %s' % (where, cls, scheduler_problem(sched)))
     return problems
 
 
-def _verify_problems(jobs, thresholds, where):
-    """fio_verify_jobs (each as the fio module checks it, names unique) and fio_verify_thresholds keyed by them."""
+def fio_verify_problems(jobs, thresholds, where):
+    """fio_verify_jobs (each as the fio module checks it, names unique) and fio_verify_thresholds keyed by them: the
+    one check of a job set, for the plan and for the fio_verify role used without it (filter fio_verify_problems)."""
     if not isinstance(jobs, list) or not all(isinstance(j, dict) and isinstance(j.get('name'), str) for j in jobs):
         return ['%s: fio_verify_jobs must be a list of dicts with a name' % where]
     problems = []

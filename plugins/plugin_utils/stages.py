@@ -90,11 +90,32 @@ def xfs_calls(inputs):
     return calls
 
 
+# What a module does when tuned's active profile would win (the one home of the mapping, issue 24): the option of each
+# stage's module, and its value for block_tuning_tuned_override / kernel_tuned_override true and false. The kernel
+# stage only reports in check mode (nothing was applied, the old values are still live); udev_block_tuning honours
+# check mode itself. The filter tuned_mode gives the roles the same values.
+TUNED_MODES = {
+    'block_tuning': {'option': 'tuned', 'override': 'override', 'otherwise': 'fail', 'check_mode': None},
+    'kernel': {'option': 'mode', 'override': 'override', 'otherwise': 'fail', 'check_mode': 'report'},
+}
+
+
+def tuned_mode(override, stage, check_mode=False):
+    """The value of the ``stage`` module's tuned option (udev_block_tuning ``tuned``, kernel_settings ``mode``) for
+    the role's ``*_tuned_override`` (a boolean as Ansible's ``bool`` filter reads it) and check mode."""
+    if stage not in TUNED_MODES:
+        raise StageInputError('unknown stage %r for the tuned mode (one of %s)' % (stage, ', '.join(TUNED_MODES)))
+    modes = TUNED_MODES[stage]
+    if to_bool(check_mode) and modes['check_mode'] is not None:
+        return modes['check_mode']
+    return modes['override'] if to_bool(override) else modes['otherwise']
+
+
 def block_tuning_calls(inputs):
     """The udev_block_tuning call of the block_tuning role."""
     _need(inputs, 'devices', 'rules_file', 'state', 'tuned_override', 'container', 'settle_timeout', 'facts')
     return [{'devices': inputs['devices'], 'rules_file': inputs['rules_file'], 'state': inputs['state'],
-             'tuned': 'override' if inputs['tuned_override'] else 'fail', 'container': inputs['container'],
+             'tuned': tuned_mode(inputs['tuned_override'], 'block_tuning'), 'container': inputs['container'],
              'settle_timeout': int(inputs['settle_timeout']), 'facts': bool(inputs['facts'])}]
 
 

@@ -45,7 +45,27 @@ def storage_audit_render(doc, fmt='json'):
         raise AnsibleFilterError('storage_audit_render: %s' % e)
 
 
+def storage_audit_result(read, plan=None, host=None, unresolved=None, observed=None, failed=False):
+    """``read``: the registered storage_audit call, or with ``failed`` the rescue's ansible_failed_result."""
+    if not isinstance(read, dict):
+        raise AnsibleFilterError('storage_audit_result: the input must be a registered result, got %r' % (read,))
+    if failed:
+        return audit.failed_result(read)
+    try:
+        return audit.host_result(read, plan, host=host, unresolved=unresolved, observed=observed)
+    except (ValueError, KeyError, TypeError) as e:
+        raise AnsibleFilterError('storage_audit_result: %s' % e)
+
+
+def storage_audit_messages(doc, report_dir):
+    try:
+        return audit.report_messages(doc, report_dir)
+    except (ValueError, KeyError, TypeError) as e:
+        raise AnsibleFilterError('storage_audit_messages: %s' % e)
+
+
 class FilterModule(object):
     def filters(self):
         return {'storage_audit_compare': storage_audit_compare, 'storage_audit_fleet': storage_audit_fleet,
-                'storage_audit_render': storage_audit_render}
+                'storage_audit_render': storage_audit_render, 'storage_audit_result': storage_audit_result,
+                'storage_audit_messages': storage_audit_messages}

@@ -46,7 +46,10 @@ class KernelSettings:
         self.diff = None
 
     def wanted(self):
-        """(sysctl, thp) validated; raises KernelSettingsError."""
+        """(sysctl, thp) validated, and sysctl_file; raises KernelSettingsError. The one check of these values: the
+        kernel role's read before any change (and the preflight's stage check) fails here, naming the bad key."""
+        if not re.fullmatch(r'/.*[.]conf', self.p['sysctl_file'] or ''):
+            raise ks.KernelSettingsError('sysctl_file %r must be an absolute path ending in .conf' % (self.p['sysctl_file'],))
         sysctl = {}
         for written, value in sorted((self.p['sysctl'] or {}).items()):
             name = rules.sysctl_name(written)

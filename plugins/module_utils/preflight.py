@@ -502,7 +502,7 @@ def missing_packages(module, names):
     if not names:
         return []
     # rc is 1 when a name is unknown to dpkg: its line is missing, the others are still printed
-    dummy, out, dummy2 = module.run_command([dpkg_query, '--show', '--showformat=${Package} ${Status}\n'] + names)
+    dummy, out, dummy2 = module.run_command(dpkg_query_argv(names, dpkg_query))
     return dpkg_missing(names, out)
 
 
@@ -527,6 +527,19 @@ def units_not_found(names, out):
     return [name for name, block in zip(names, blocks) if block.get('LoadState') == 'not-found']
 
 
+def dpkg_query_argv(names, dpkg_query='dpkg-query'):
+    """The dpkg-query call that reads the installation state of ``names`` (also the packages and raid0 roles'). The
+    format ends in dpkg-query's own escape \\n (a backslash and n), as the roles' Jinja passed it."""
+    return [dpkg_query, '--show', r'--showformat=${Package} ${Status}\n'] + list(names)
+
+
 def dpkg_missing(names, out):
-    installed = set(line.split(' ', 1)[0] for line in out.splitlines() if line.endswith(' install ok installed'))
-    return [name for name in names if name not in installed]
+    """The names, each once and in order, that ``out`` (dpkg-query's output, text or lines) does not show as
+    ``install ok installed``: the one rule of the preflight and of the packages and raid0 roles."""
+    lines = out.splitlines() if isinstance(out, str) else out
+    installed = set(line.split(' ', 1)[0] for line in lines if line.endswith(' install ok installed'))
+    missing = []
+    for name in names:
+        if name not in installed and name not in missing:
+            missing.append(name)
+    return missing

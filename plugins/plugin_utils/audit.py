@@ -499,3 +499,31 @@ def render(doc, fmt):
     if fmt == 'html':
         return html(doc)
     raise ValueError('format must be json, markdown, html or summary, got %r' % (fmt,))
+
+
+# --- the audit role's tasks (issue 24) ---------------------------------------------------------------------------
+# the file name of each report format the role writes (audit_report_formats)
+REPORT_FILES = {'json': 'storage_audit.json', 'markdown': 'storage_audit.md', 'html': 'storage_audit.html'}
+
+
+def host_result(read, plan, host=None, unresolved=None, observed=None):
+    """A host's audit_result from its registered storage_audit call ``read``: {'unreachable': msg} when the host
+    could not be reached (the task ignores unreachable hosts), else compare() of its facts."""
+    if read.get('unreachable'):
+        return {'unreachable': read.get('msg', 'unreachable')}
+    return compare(read['audit'], plan or {}, host, unresolved=unresolved, observed=observed)
+
+
+def failed_result(failed):
+    """A host's audit_result after a failed task (``failed``: ansible_failed_result): unreachable or error, with
+    its message."""
+    return {('unreachable' if failed.get('unreachable') else 'error'): failed.get('msg') or 'the audit failed'}
+
+
+def report_messages(doc, report_dir):
+    """What the audit role prints and names after the fleet report ``doc``: the summary's lines and where the
+    reports are, each host that is not ok as host=verdict, the file name of each format."""
+    not_ok = [h for h in doc['hosts'] if h.get('verdict') != 'ok']
+    return {'summary': render(doc, 'summary').splitlines() + ['reports in %s' % report_dir],
+            'not_ok': ', '.join('%s=%s' % (h['host'], h['verdict']) for h in not_ok),
+            'files': dict(REPORT_FILES)}

@@ -6,7 +6,7 @@
 it): Ansible's collection loader must be installed before the collection is first imported, which a pytest process
 has done already unless ansible-test runs it.
 
-stdin: {collections_root, roles_dir, cases: [{role, names, vars}]}; stdout: [{name: value or {'error': text}}].
+stdin: {collections_root, roles_dir, cases: [{role, names, vars, templates}]}; stdout: [{name: value or {'error': text}}].
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ def main():
         variables = trusted(variables, trust_as_template)
         variables.update(role_path=role_dir, ansible_search_path=[role_dir], ansible_facts={'os_family': 'Debian'})
         variables.update(case['vars'])
+        # task-level variables of the old Jinja (templates, as a task's vars: would be)
+        variables.update(trusted(case.get('templates') or {}, trust_as_template))
         templar = Templar(loader=DataLoader(), variables=variables)
         out = {}
         for name in case['names']:

@@ -282,7 +282,7 @@ class FakeModule(object):
 def test_missing_packages_in_the_same_call_and_none_without_dpkg():
     module = FakeModule({'dpkg-query': '/usr/bin/dpkg-query'}, DPKG_OUT)
     assert pf.missing_packages(module, ['mdadm', 'xfsprogs', 'fio']) == ['xfsprogs', 'fio']
-    assert module.calls == [['/usr/bin/dpkg-query', '--show', '--showformat=${Package} ${Status}\n',
+    assert module.calls == [['/usr/bin/dpkg-query', '--show', r'--showformat=${Package} ${Status}\n',
                              'mdadm', 'xfsprogs', 'fio']]
     assert pf.missing_packages(module, []) == [] and len(module.calls) == 1
     # EL and other families: the roles install with the package module, as before
@@ -341,7 +341,7 @@ DPKG_QUERY = '/usr/bin/dpkg-query'
 @pytest.fixture
 def main_on_host(host, monkeypatch):
     on_fake_host(monkeypatch, mod, host, {'blkid': 'blkid', 'wipefs': 'wipefs', 'dpkg-query': DPKG_QUERY})
-    host.on([DPKG_QUERY, '--show', '--showformat=${Package} ${Status}\n', 'mdadm', 'xfsprogs'], 0,
+    host.on([DPKG_QUERY, '--show', r'--showformat=${Package} ${Status}\n', 'mdadm', 'xfsprogs'], 0,
             'xfsprogs install ok installed\n')
     return host
 

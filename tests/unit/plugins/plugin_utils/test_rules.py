@@ -163,7 +163,7 @@ def test_device_classes_agree(cls):
 
 
 def _module_kernel(sysctl=None, thp=None):
-    ks = kernel_settings_module.KernelSettings({'sysctl': sysctl, 'thp': thp})
+    ks = kernel_settings_module.KernelSettings({'sysctl': sysctl, 'thp': thp, 'sysctl_file': '/etc/sysctl.d/90-iotune-storage.conf'})
     try:
         return ks.wanted()
     except Exception as e:  # pylint: disable=broad-except

@@ -18,6 +18,7 @@ from ansible.plugins.test.core import changed as changed_test
 from ansible.plugins.test.core import skipped as skipped_test
 
 from ansible_collections.iotune.storage.plugins.module_utils import preflight
+from ansible_collections.iotune.storage.plugins.plugin_utils import stages
 
 
 class RoleTaskError(ValueError):
@@ -144,13 +145,13 @@ def kernel_steps(before, options, written=None, checked=None, found_files=None, 
         'look_old_unit': not options['thp'] and found_files is None,
         'remove_old_unit': not options['thp'] and _thp_unit_found(options['thp_unit_path'], found_files, thp_old),
         'check': bool(changed_test(written or {})) or len(drift) > 0 or len(before.get('conflicts') or []) > 0,
-        'mode': 'report' if check_mode else ('override' if options['tuned_override'] else 'fail'),
+        'mode': stages.tuned_mode(options['tuned_override'], 'kernel', check_mode=check_mode),
     }
     if thp_written or thp_drift:
         steps['thp_state'] = 'restarted'
     results = before if checked is None or skipped_test(checked) else checked
     # with the tuned override, a tuned conflict is the override profile's to resolve
-    resolved = 'tuned profile' if options['tuned_override'] else '^$'
+    resolved = 'tuned profile' if to_bool(options['tuned_override']) else '^$'
     steps['results'] = results
     steps['unresolved'] = [c for c in results.get('conflicts') or [] if not re.search(resolved, c)]
     return steps

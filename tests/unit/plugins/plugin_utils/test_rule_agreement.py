@@ -241,7 +241,7 @@ def _kernel_module_ok(sysctl=None, thp=None):
     if not (ok_sysctl and ok_thp):
         return False
     try:
-        kernel_call.KernelSettings({'sysctl': sysctl, 'thp': thp}).wanted()
+        kernel_call.KernelSettings({'sysctl': sysctl, 'thp': thp, 'sysctl_file': '/etc/sysctl.d/90-iotune-storage.conf'}).wanted()
         return True
     except Exception as e:  # pylint: disable=broad-except
         assert type(e).__name__ == 'KernelSettingsError', e

@@ -38,6 +38,7 @@ def render_all(cases):
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
+
 OMIT = '__omit_place_holder__test'
 
 # --- packages: which are missing, the argv ------------------------------------------------------------------------

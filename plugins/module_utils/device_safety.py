@@ -77,11 +77,41 @@ def resolve(view, given):
     return BlockDevice(given, resolved, kname, majmin, view.size_bytes(kname))
 
 
+# where a disk's hardware identity is read, in this order: the SCSI or NVMe world-wide id of the namespace or LUN
+# (VPD page 0x83, NGUID/EUI-64/UUID, or the kernel's vendor-serial-model-nsid form), then virtio's serial. Never the
+# NVMe controller's serial (device/serial): the namespaces of one controller share it.
+IDENTITY_ATTRS = ('wwid', 'device/wwid', 'serial')
+
+
+def _placeholder(identity):
+    """An identity that names no disk: empty, or only zeros after its type prefix (eui.0000000000000000, as
+    drives with bogus namespace identifiers report)."""
+    value = identity.split('.', 1)[1] if '.' in identity[:5] else identity
+    return not value.strip(' 0-:')
+
+
+def hardware_identity(view, dev):
+    """What the hardware says this disk (or partition) is: its world-wide id or serial, with the partition number
+    for a partition; None when it says nothing usable. Two devices with one identity and one size are two paths
+    to one disk (a SAN LUN seen through two HBAs without dm-multipath)."""
+    parent = view.parent_disk(dev.kname)
+    disk = parent or dev.kname
+    for attr in IDENTITY_ATTRS:
+        value = view.sys_read(disk, attr)
+        if value and not _placeholder(value):
+            if parent:
+                return '%s %s, partition %s' % (attr.split('/')[-1], value, view.sys_read(dev.kname, 'partition'))
+            return '%s %s' % (attr.split('/')[-1], value)
+    return None
+
+
 def resolve_all(view, paths):
-    """Resolve a list of paths; returns (devices, errors). Two paths to one disk is an error."""
+    """Resolve a list of paths; returns (devices, errors). Two paths to one disk is an error: the same kernel
+    device, or two kernel devices of one size whose hardware reports one identity."""
     devices = []
     errors = []
     seen = {}
+    identities = {}
     for given in paths:
         try:
             dev = resolve(view, given)
@@ -93,6 +123,15 @@ def resolve_all(view, paths):
                           % (seen[dev.majmin].given, given, dev.resolved))
             continue
         seen[dev.majmin] = dev
+        identity = hardware_identity(view, dev)
+        twin = identities.get((identity, dev.size_bytes)) if identity else None
+        if twin is not None:
+            errors.append('%s and %s are two paths to one disk (both report %s): a RAID0 over both would write '
+                          'the same blocks twice; use its multipath device (dm-multipath) or list it once'
+                          % (twin.label, dev.label, identity))
+            continue
+        if identity:
+            identities[(identity, dev.size_bytes)] = dev
         devices.append(dev)
     return devices, errors
 

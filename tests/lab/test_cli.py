@@ -136,3 +136,15 @@ def test_oops_check(lab_dir, capsys):
     assert msg.startswith("the lab VM's guest kernel oopsed: BUG: unable to handle page fault for address: "
                           "fffffffffffffec8. This is the guest kernel under qemu software emulation")
     assert str(console) in msg and "\r" not in msg
+
+
+def test_a_twin_disk_reports_one_naa_wwn_on_both_paths():
+    wwn = cli.twin_wwn("twinlun1")
+    assert wwn >> 60 == 5 and wwn == cli.twin_wwn("twinlun1") != cli.twin_wwn("twinlun2")
+    assert [dev for dev, node in cli.twin_ids("t1")] == ["twin-t1-0", "twin-t1-1"]
+    assert len({node for dev, node in cli.twin_ids("t1")}) == 2     # two block nodes over one image
+
+
+@pytest.mark.parametrize("serial", ["", "a b", "x" * 21, "a/b"])
+def test_a_twin_disk_serial_is_letters_and_digits(serial):
+    assert not cli.TWIN_SERIAL_RE.match(serial)

@@ -18,11 +18,13 @@ import argparse
 import datetime
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
 import sys
 import time
+import zlib
 
 from . import common, disk_models, emulator, kernel_log
 from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
@@ -400,6 +402,72 @@ def cmd_detach_disk(args):
     return 0
 
 
+TWIN_CONTROLLER = "twinscsi"
+TWIN_SERIAL_RE = re.compile(r"^[A-Za-z0-9]{1,20}$")
+
+
+def twin_ids(serial):
+    """(device id, block node name) of each of the two paths of a twin disk."""
+    return [(f"twin-{serial}-{k}", f"twinnode-{serial}-{k}") for k in (0, 1)]
+
+
+def twin_wwn(serial):
+    """One NAA-5 world-wide name for both paths (what a SAN LUN reports through each of its paths)."""
+    return 0x5000C50000000000 | zlib.crc32(serial.encode())      # NAA 5, an OUI, 36 bits of vendor id
+
+
+def cmd_twin_disk(args):
+    """One blank disk image on two SCSI paths with one serial and one WWN (a LUN seen through two HBAs without
+    dm-multipath), hot-plugged on its own virtio-scsi controller; --remove unplugs both and deletes the image.
+    Not in the VM's state: a stop-start or `down` ends it."""
+    st = require_vm(args.name)
+    if not TWIN_SERIAL_RE.match(args.serial):
+        raise LabError(f"--serial must be 1-20 letters and digits (got {args.serial!r})", EXIT_USAGE)
+    if any(x["serial"] == args.serial for x in st["disks"]):
+        raise LabError(f"{args.serial} is the serial of a data disk of {args.name}", EXIT_USAGE)
+    d = vm_dir(args.name)
+    image = d / f"twin-{args.serial}.raw"
+    q = QMP(d / "monitor.sock", timeout=10)
+    try:
+        if args.remove:
+            return twin_remove(args, q, image)
+        if image.exists():
+            raise LabError(f"VM {args.name} has a twin disk {args.serial} already (--remove first)", EXIT_USAGE)
+        image.touch()
+        blank_disk_file(image, parse_size(args.size))
+        try:
+            q.cmd("device_add", driver="virtio-scsi-pci", id=TWIN_CONTROLLER)
+        except LabError as e:
+            if "Duplicate" not in str(e):
+                raise
+        for k, (dev, node) in enumerate(twin_ids(args.serial)):
+            q.cmd("blockdev-add", **{"driver": "raw", "node-name": node,
+                                     "file": {"driver": "file", "filename": str(image), "locking": "off"}})
+            q.cmd("device_add", driver="scsi-hd", id=dev, drive=node, bus=f"{TWIN_CONTROLLER}.0", **{
+                "scsi-id": k, "lun": 0, "serial": args.serial, "wwn": twin_wwn(args.serial), "share-rw": True})
+    finally:
+        q.close()
+    say(f"VM {args.name}: twin disk {args.serial} ({args.size}) on two SCSI paths, wwn 0x{twin_wwn(args.serial):016x}")
+    return 0
+
+
+def twin_remove(args, q, image):
+    for dev, node in twin_ids(args.serial):
+        try:
+            q.cmd("device_del", id=dev)
+        except LabError as e:
+            if "not found" not in str(e):
+                raise
+            continue
+        if q.wait_event("DEVICE_DELETED", args.timeout, match=lambda e, dev=dev: e.get("data", {}).get("device") == dev) \
+                is None:
+            raise LabError(f"the guest did not release {dev} within {args.timeout} s")
+        q.cmd("blockdev-del", **{"node-name": node})
+    image.unlink(missing_ok=True)
+    say(f"VM {args.name}: twin disk {args.serial} removed")
+    return 0
+
+
 def disks_to_blank(st, serials, blank_all):
     """The state entries of the disks `stop-start` blanks; LabError for an unknown serial."""
     if blank_all:
@@ -580,6 +648,15 @@ def build_parser():
     dd.add_argument("serial")
     dd.add_argument("--timeout", type=int, default=60)
     dd.set_defaults(func=cmd_detach_disk)
+
+    tw = sub.add_parser("twin-disk", help="hot-plug one blank disk image on two SCSI paths with one serial and WWN "
+                                          "(a LUN through two HBAs without dm-multipath); --remove unplugs it")
+    tw.add_argument("name")
+    tw.add_argument("--serial", required=True)
+    tw.add_argument("--size", default="64M")
+    tw.add_argument("--remove", action="store_true")
+    tw.add_argument("--timeout", type=int, default=60)
+    tw.set_defaults(func=cmd_twin_disk)
 
     ss = sub.add_parser("stop-start", help="power a VM off and on again, optionally with blank data disks "
                                            "(an instance store after a stop/start)")

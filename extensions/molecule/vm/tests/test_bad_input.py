@@ -7,15 +7,17 @@
 Each case adds a second array `extra` on the blank lab_disks[9:11] (or breaks the profile) and runs
 iotune.storage.tune as a subprocess. Every run must fail naming the key, report changed=0, and leave the
 host as it was: no /dev/md/extra, the blank disks still blank, fstab, mdadm.conf and the udev rules
-unchanged. The host-side cases (aliases of one disk, a disk that only looks blank, a partition of a
-disk in use, a non-empty directory, a foreign fstab line) are caught by the storage_preflight module.
+unchanged. The host-side cases (aliases of one disk, two paths to one disk, a disk that only looks blank, a
+partition of a disk in use, a non-empty directory, a foreign fstab line) are caught by the storage_preflight module.
 """
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
-from conftest import failure_messages, mount_busy_disk
+from conftest import LAB, VM, failure_messages, mount_busy_disk
 
 # the plan filter and the preflight decide (the signature refusals that depend on the release's tools,
 # test_raid_xfs.py, run on every entry)
@@ -61,8 +63,15 @@ def extra(disks, **changes):
     return entry
 
 
+# one blank disk image on two SCSI paths with one serial and WWN (`tools/lab twin-disk`: a SAN LUN through two
+# HBAs without dm-multipath); its kernel names, filled in by the twin fixture
+TWIN = {"serial": "twinlun1", "paths": []}
+
+
 CASES = [
     # (id, function(disks, kname) -> extra vars beyond iotune_arrays[0], expected text)
+    ("two-paths-to-one-disk", lambda d, k: {"arrays": [extra(d, devices=list(TWIN["paths"]))]},
+     "are two paths to one disk (both report wwid naa.5000c500"),
     ("aliases-across-arrays",
      lambda d, k: {"arrays": [extra(d), extra(d, name="extra2", mountpoint="/srv/extra2",
                                               devices=[k(d[9]["by_id"]), k(d[10]["by_id"])])]},
@@ -105,8 +114,29 @@ CASES = [
 ]
 
 
+def lab(*args):
+    proc = subprocess.run([LAB, *args], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 @pytest.fixture(scope="module")
-def refusals(subrun, host, disks, kname, converged, traps, tmp_path_factory):
+def twin(host):
+    """The twin disk's two paths (/dev/sdX), blank; the sha256 of each before the cases; removed afterwards."""
+    lab("twin-disk", VM, "--serial", TWIN["serial"], "--size", "64M")
+    try:
+        listing = "lsblk -dnpo NAME,SERIAL | awk '$2 == \"%s\" {print $1}'" % TWIN["serial"]
+        host.run_expect([0], "for i in $(seq 30); do [ $(%s | wc -l) -eq 2 ] && exit 0; sleep 1; done; exit 1"
+                        % listing)
+        TWIN["paths"] = sorted(host.check_output(listing).split())
+        sums = host.check_output("sha256sum %s | cut -d' ' -f1", " ".join(TWIN["paths"])).split()
+        assert len(set(sums)) == 1, "the two paths read different bytes: %s" % sums
+        yield sums[0]
+    finally:
+        lab("twin-disk", VM, "--serial", TWIN["serial"], "--remove")
+
+
+@pytest.fixture(scope="module")
+def refusals(subrun, host, disks, kname, converged, traps, twin, tmp_path_factory):
     """Every case in one ansible-playbook run, each as an alias of the VM with its variables (SubRun.run_cases):
     one controller start instead of one per case; each alias fails or passes on its own."""
     mount_busy_disk(host)
@@ -121,12 +151,13 @@ def refusals(subrun, host, disks, kname, converged, traps, tmp_path_factory):
     found = subrun.run_cases(cases, tmp_path_factory.mktemp("bad-input"))
     # the host after all the cases (each test checks it: one read instead of one per case, the same proof)
     found["host"] = {"fingerprint": host.check_output(FINGERPRINT), "md_extra": host.file("/dev/md/extra").exists,
-                     "blkid": [host.run("blkid -p %s", d["by_id"]).rc for d in disks[9:11]]}
+                     "blkid": [host.run("blkid -p %s", d["by_id"]).rc for d in disks[9:11]],
+                     "twin": host.check_output("sha256sum %s | cut -d' ' -f1", " ".join(TWIN["paths"])).split()}
     return found
 
 
 @pytest.mark.parametrize("case, expected", [(c[0], c[2]) for c in CASES], ids=[c[0] for c in CASES])
-def test_refused_before_any_change(refusals, traps, case, expected):
+def test_refused_before_any_change(refusals, traps, twin, case, expected):
     messages, changed, stats = refusals[case]
     assert stats.get("failures"), (messages, refusals[None][-3000:])
     assert changed == 0
@@ -137,6 +168,8 @@ def test_refused_before_any_change(refusals, traps, case, expected):
     assert refusals["host"]["fingerprint"] == traps
     assert not refusals["host"]["md_extra"]
     assert refusals["host"]["blkid"] == [2, 2]
+    # the twin disk read the same bytes on both paths before and after (blank: refused for its identity alone)
+    assert refusals["host"]["twin"] == [twin, twin]
 
 
 def test_the_valid_plan_still_passes_the_preflight(subrun, converged, traps):

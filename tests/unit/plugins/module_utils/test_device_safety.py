@@ -50,6 +50,62 @@ def test_duplicates_name_both_paths(host):
     assert errors == ['/dev/disk/by-id/virtio-volA and /dev/vdb are the same device (/dev/vdb); list each device once']
 
 
+SAN_LUN = 'naa.600a098038303053453f463045727a6b'
+
+
+def two_paths(fake_host, sizes=(1 << 30, 1 << 30), wwid=SAN_LUN, partitions=False):
+    """sdb and sdc, one LUN through two HBAs (no dm-multipath): one world-wide id on both SCSI devices."""
+    for kname, majmin, size, parts in (('sdb', '8:16', sizes[0], {'sdb1': '8:17'}),
+                                       ('sdc', '8:32', sizes[1], {'sdc1': '8:33'})):
+        fake_host.disk(kname, majmin, size_bytes=size, partitions=parts if partitions else None)
+        fake_host.write('sys/block/%s/device/wwid' % kname, wwid + '\n')
+    return fake_host
+
+
+def test_two_paths_to_one_lun_are_one_disk(fake_host):
+    devices, errors = ds.resolve_all(two_paths(fake_host).view(), ['/dev/sdb', '/dev/sdc'])
+    assert [d.kname for d in devices] == ['sdb']
+    assert errors == ['/dev/sdb and /dev/sdc are two paths to one disk (both report wwid %s): a RAID0 over both '
+                      'would write the same blocks twice; use its multipath device (dm-multipath) or list it once'
+                      % SAN_LUN]
+
+
+def test_two_paths_to_one_lun_are_one_disk_for_their_partitions_too(fake_host):
+    devices, errors = ds.resolve_all(two_paths(fake_host, partitions=True).view(), ['/dev/sdb1', '/dev/sdc1'])
+    assert len(devices) == 1 and 'both report wwid %s, partition 1' % SAN_LUN in errors[0]
+    # two partitions of one disk are two devices
+    devices, errors = ds.resolve_all(fake_host.view(), ['/dev/sdb1', '/dev/sdc'])
+    assert len(devices) == 2 and errors == []
+
+
+def test_one_virtio_serial_on_two_disks_is_one_disk(host):
+    for kname in ('vdb', 'vdc'):
+        host.write('sys/block/%s/serial' % kname, 'volA\n')
+    devices, errors = ds.resolve_all(view(host), ['/dev/vdb', '/dev/vdc'])
+    assert len(devices) == 1 and 'two paths to one disk (both report serial volA)' in errors[0]
+
+
+@pytest.mark.parametrize('wwid,sizes', [
+    ('eui.0000000000000000', (1 << 30, 1 << 30)),      # a bogus namespace identifier names no disk
+    ('naa.0000000000000000', (1 << 30, 1 << 30)),
+    (SAN_LUN, (1 << 30, 2 << 30)),                      # one identity, two sizes: not one disk
+])
+def test_placeholder_identities_and_other_sizes_are_two_disks(fake_host, wwid, sizes):
+    devices, errors = ds.resolve_all(two_paths(fake_host, sizes=sizes, wwid=wwid).view(), ['/dev/sdb', '/dev/sdc'])
+    assert len(devices) == 2 and errors == []
+
+
+def test_namespaces_of_one_nvme_controller_are_two_disks(fake_host):
+    # they share the controller's serial (device/serial), never read as an identity; their wwids differ
+    for nsid in (1, 2):
+        kname = 'nvme0n%d' % nsid
+        fake_host.disk(kname, '259:%d' % nsid)
+        fake_host.write('sys/block/%s/device/serial' % kname, 'S4EVNX0R123456\n')
+        fake_host.write('sys/block/%s/wwid' % kname, 'eui.0025388b9150f1%02d\n' % nsid)
+    devices, errors = ds.resolve_all(fake_host.view(), ['/dev/nvme0n1', '/dev/nvme0n2'])
+    assert len(devices) == 2 and errors == []
+
+
 def test_blank_device_passes(host):
     devices, dummy = ds.resolve_all(view(host), ['/dev/vdb'])
     refusals, to_wipe = ds.check_writable(view(host), devices, set())

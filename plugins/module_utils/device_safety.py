@@ -83,11 +83,22 @@ def resolve(view, given):
 IDENTITY_ATTRS = ('wwid', 'device/wwid', 'serial')
 
 
-def _placeholder(identity):
-    """An identity that names no disk: empty, or only zeros after its type prefix (eui.0000000000000000, as
-    drives with bogus namespace identifiers report)."""
-    value = identity.split('.', 1)[1] if '.' in identity[:5] else identity
-    return not value.strip(' 0-:')
+# the world-wide ids that are unique by definition: NAA (SCSI, SAN arrays, iSCSI targets), EUI-64, NVMe NGUID/UUID,
+# and the kernel's NVMe fallback (vendor id, serial, model, namespace id). Not a T10 vendor id: hypervisors without
+# a per-disk id report only their vendor and product there ("t10.VMware  Virtual disk"), the same on every disk.
+UNIQUE_WWID_TYPES = ('naa.', 'eui.', 'uuid.', 'nvme.')
+
+
+def _usable(attr, identity):
+    """Whether an identity names one disk: a world-wide id of a type unique by definition, or a virtio serial;
+    not empty, not only zeros after its type prefix (eui.0000000000000000, as drives with bogus namespace
+    identifiers report)."""
+    if not identity:
+        return False
+    if attr != 'serial' and not identity.startswith(UNIQUE_WWID_TYPES):
+        return False
+    value = identity.split('.', 1)[1] if attr != 'serial' else identity
+    return bool(value.strip(' 0-:'))
 
 
 def hardware_identity(view, dev):
@@ -98,7 +109,7 @@ def hardware_identity(view, dev):
     disk = parent or dev.kname
     for attr in IDENTITY_ATTRS:
         value = view.sys_read(disk, attr)
-        if value and not _placeholder(value):
+        if _usable(attr, value):
             if parent:
                 return '%s %s, partition %s' % (attr.split('/')[-1], value, view.sys_read(dev.kname, 'partition'))
             return '%s %s' % (attr.split('/')[-1], value)

@@ -88,6 +88,7 @@ def test_one_virtio_serial_on_two_disks_is_one_disk(host):
 @pytest.mark.parametrize('wwid,sizes', [
     ('eui.0000000000000000', (1 << 30, 1 << 30)),      # a bogus namespace identifier names no disk
     ('naa.0000000000000000', (1 << 30, 1 << 30)),
+    ('t10.VMware  Virtual disk    ', (1 << 30, 1 << 30)),   # a vendor id only: the same on every disk of a hypervisor
     (SAN_LUN, (1 << 30, 2 << 30)),                      # one identity, two sizes: not one disk
 ])
 def test_placeholder_identities_and_other_sizes_are_two_disks(fake_host, wwid, sizes):

@@ -259,6 +259,35 @@ def test_commented():
         COMMENT, '\n'.join(str(f) for f in missing))
 
 
+
+DEMO = """---
+- name: Commented
+  ansible.builtin.debug:
+    # Jinja: a demo that stays
+    msg: "{{ demo_items | map(attribute='name') | list }}"
+- name: Not commented
+  ansible.builtin.debug:
+    msg: "{{ demo_items | selectattr('on') | list }}"
+  when: demo_a | int + 1 > 2
+- name: Does not compute
+  ansible.builtin.debug:
+    msg: "{{ 'skip' if demo_skip else 'call' }} {{ demo_items | iotune.storage.stage_result(demo_b) }} {{ x ~ y }}"
+    name: "{{ demo_x if demo_x | length > 0 else omit }}"
+  loop: "{{ demo_items[-1:] | default([]) }}"
+  when: demo_items | length > 0 and demo_b | bool
+"""
+
+
+def test_heuristic_on_a_demo_role(tmp_path):
+    """An uncommented computing expression is found and counted, a commented one passes, formatting does not count."""
+    path = tmp_path / 'roles' / 'demo' / 'tasks'
+    path.mkdir(parents=True)
+    (path / 'main.yml').write_text(DEMO)
+    findings = scan(str(tmp_path))
+    assert [(f.first + 1, f.commented) for f in findings] == [(5, True), (8, False), (9, False)]
+    assert count(findings) == 3
+
+
 if __name__ == '__main__':
     FINDINGS = scan(sys.argv[1] if len(sys.argv) > 1 else ROOT)
     print('\n'.join(str(f) for f in FINDINGS))

@@ -122,13 +122,16 @@ def verify_mode(value):
                              'false = never), got %r' % (value,))
 
 
-def fio_verify_decisions(items, mode='auto', filesystems=None, run_tags=None):
-    """Annotate the plan items (iotune_plan_fio_verify) with ``verify`` (bool) and ``reason``."""
+def fio_verify_decisions(items, mode='auto', filesystems=None, run_tags=None, tag_prefix=None):
+    """Annotate the plan items (iotune_plan_fio_verify) with ``verify`` (bool) and ``reason``; ``tag_prefix`` is
+    dropped from the start of each of ``run_tags`` first (iotune_verify counts as verify)."""
     if not isinstance(items, list):
         raise AnsibleFilterError('fio_verify_decisions expects the list iotune_plan_fio_verify')
     mode = verify_mode(mode)
     filesystems = filesystems or {}
-    asked = 'verify' in (run_tags or [])
+    prefix = tag_prefix or ''
+    tags = [tag[len(prefix):] if prefix and tag.startswith(prefix) else tag for tag in run_tags or []]
+    asked = 'verify' in tags
     out = []
     for item in items:
         if not isinstance(item, dict) or not item.get('directory'):

@@ -38,6 +38,8 @@ def main():
         role_dir = os.path.join(request['roles_dir'], case['role'])
         variables = {}
         for kind in ('defaults', 'vars'):
+            if not os.path.exists(os.path.join(role_dir, kind, 'main.yml')):
+                continue  # a role without role vars (readahead_sweep)
             with open(os.path.join(role_dir, kind, 'main.yml')) as f:
                 variables.update(yaml.safe_load(f) or {})
         variables = trusted(variables, trust_as_template)

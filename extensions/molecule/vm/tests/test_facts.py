@@ -29,9 +29,13 @@ def sys_block(host):
     return names
 
 
-def test_hidden_paths_are_not_reported(host, facts):
+def test_hidden_paths_are_not_reported(host, sys_block):
+    """Every visible device, and no hidden one, in the module's default selection (every block device)."""
     hidden = _lines(host, "for d in /sys/block/*; do [ \"$(cat $d/hidden 2>/dev/null)\" = 1 ] && basename $d; done; true")
-    assert not set(hidden) & set(facts), hidden
+    result = host.ansible("iotune.storage.readahead_facts", "", check=True)
+    reported = set(result["ansible_facts"]["iotune_readahead"])
+    assert not set(hidden) & reported, hidden
+    assert set(n for n in sys_block if not n.startswith(("loop", "ram", "zram"))) <= reported
 
 
 @pytest.fixture(scope="module")

@@ -128,7 +128,8 @@ def twin(host):
         host.run_expect([0], "for i in $(seq 30); do [ $(%s | wc -l) -eq 2 ] && exit 0; sleep 1; done; exit 1"
                         % listing)
         TWIN["paths"] = sorted(host.check_output(listing).split())
-        sums = host.check_output("sha256sum %s | cut -d' ' -f1", " ".join(TWIN["paths"])).split()
+        assert len(TWIN["paths"]) == 2, TWIN["paths"]
+        sums = host.check_output("sha256sum %s %s | cut -d' ' -f1", *TWIN["paths"]).split()
         assert len(set(sums)) == 1, "the two paths read different bytes: %s" % sums
         yield sums[0]
     finally:
@@ -152,7 +153,7 @@ def refusals(subrun, host, disks, kname, converged, traps, twin, tmp_path_factor
     # the host after all the cases (each test checks it: one read instead of one per case, the same proof)
     found["host"] = {"fingerprint": host.check_output(FINGERPRINT), "md_extra": host.file("/dev/md/extra").exists,
                      "blkid": [host.run("blkid -p %s", d["by_id"]).rc for d in disks[9:11]],
-                     "twin": host.check_output("sha256sum %s | cut -d' ' -f1", " ".join(TWIN["paths"])).split()}
+                     "twin": host.check_output("sha256sum %s %s | cut -d' ' -f1", *TWIN["paths"]).split()}
     return found
 
 

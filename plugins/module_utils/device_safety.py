@@ -110,9 +110,10 @@ def hardware_identity(view, dev):
     for attr in IDENTITY_ATTRS:
         value = view.sys_read(disk, attr)
         if _usable(attr, value):
+            name = attr.rsplit('/', maxsplit=1)[-1]
             if parent:
-                return '%s %s, partition %s' % (attr.split('/')[-1], value, view.sys_read(dev.kname, 'partition'))
-            return '%s %s' % (attr.split('/')[-1], value)
+                return '%s %s, partition %s' % (name, value, view.sys_read(dev.kname, 'partition'))
+            return '%s %s' % (name, value)
     return None
 
 

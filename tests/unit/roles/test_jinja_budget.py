@@ -259,7 +259,6 @@ def test_commented():
         COMMENT, '\n'.join(str(f) for f in missing))
 
 
-
 DEMO = """---
 - name: Commented
   ansible.builtin.debug:

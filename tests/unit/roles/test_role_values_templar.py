@@ -36,6 +36,7 @@ def render_all(cases):
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
+
 OLD_ESCAPE_ARGV = "['systemd-escape', '--path', '--suffix=mount'] + ephemeral_arrays | map(attribute='mountpoint') | list"
 NEW_ESCAPE_ARGV = "ephemeral_arrays | iotune.storage.argv_with(['systemd-escape', '--path', '--suffix=mount'], 'mountpoint')"
 OLD_CHECK_ARGV = ("[ephemeral_python, '-I', '-B', ephemeral_lib_dir ~ '/iotune-ephemeral', '--check']"

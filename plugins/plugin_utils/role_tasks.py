@@ -36,7 +36,8 @@ UNPACKED_RE = re.compile(r'(?m)^Unpacking (\S+) \(')
 ARGV_KINDS = ('query', 'install', 'unpack', 'configure')
 
 
-def _unique(values):
+def unique(values):
+    """The values without repeats, in their first order (as Jinja's unique)."""
     out = []
     for value in values:
         if value not in out:
@@ -54,7 +55,7 @@ def packages_missing(names, dpkg_lines=None, read=None, read_of=None):
     if read_of is not None:
         if read is None or [n for n in names if n not in read_of]:
             return None
-        return _unique(n for n in read if n in names)
+        return unique(n for n in read if n in names)
     if read is not None:
         return read
     return preflight.dpkg_missing(list(names), list(dpkg_lines or []))

@@ -14,17 +14,10 @@ from __future__ import annotations
 
 import os
 
+from ansible_collections.iotune.storage.plugins.plugin_utils.role_tasks import unique
+
 # where the ephemeral role links the boot units it enables
 WANTS_DIR = '/etc/systemd/system/local-fs.target.wants'
-
-
-def _unique(values):
-    """The values without repeats, in their first order (as Jinja's unique)."""
-    out = []
-    for value in values:
-        if value not in out:
-            out.append(value)
-    return out
 
 
 def _field(item, path):
@@ -45,7 +38,7 @@ def argv_with(items, words, attribute):
 def ephemeral_directories(to_write, to_enable):
     """The directories of the files to write (their ``dest``), and the wants directory when units are enabled."""
     directories = [os.path.dirname(entry['dest']) for entry in to_write]
-    return _unique(directories + ([WANTS_DIR] if to_enable else []))
+    return unique(directories + ([WANTS_DIR] if to_enable else []))
 
 
 def paths_under(files, directories):

@@ -9,32 +9,14 @@ one other interpreter for all)."""
 
 from __future__ import annotations
 
-import importlib
-import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.plugin_utils import role_reports
-
-_PACKAGE = importlib.import_module('ansible_collections.iotune.storage')
-ROOT = os.path.dirname(os.path.abspath(_PACKAGE.__file__)) if getattr(_PACKAGE, '__file__', None) \
-    else list(_PACKAGE.__path__)[0]
-HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'render_role_vars.py')
+from ansible_collections.iotune.storage.tests.unit.roles import templar
 
 
-def render_all(cases):
-    """[{expression: value}] of each case ``(role, names, vars, templates)``, as test_role_tasks_templar.render_all."""
-    request = {'collections_root': os.path.abspath(os.path.join(ROOT, '..', '..', '..')),
-               'roles_dir': os.path.join(ROOT, 'roles'),
-               'cases': [{'role': role, 'names': list(names.values()), 'vars': variables, 'templates': templates}
-                         for role, names, variables, templates in cases]}
-    proc = subprocess.run([sys.executable, HELPER], input=json.dumps(request), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+render_all = templar.render_all
 
 
 def fio_point(ra, iops, amp, noisy=False):

@@ -10,32 +10,17 @@ points and what makes a tune stage's read stale. Every case renders in one other
 from __future__ import annotations
 
 import hashlib
-import importlib
-import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils.files import pattern_matches
-
-_PACKAGE = importlib.import_module('ansible_collections.iotune.storage')
-ROOT = os.path.dirname(os.path.abspath(_PACKAGE.__file__)) if getattr(_PACKAGE, '__file__', None) \
-    else list(_PACKAGE.__path__)[0]
-HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'render_role_vars.py')
+from ansible_collections.iotune.storage.tests.unit.roles import templar
 
 
 def render_all(cases):
     """[{name: value}] of each case ``(role, names, vars)``: the role's variables ``names`` (expressions) with
     ``vars`` set, as a task would see them (an error as {'error': text})."""
-    request = {'collections_root': os.path.abspath(os.path.join(ROOT, '..', '..', '..')),
-               'roles_dir': os.path.join(ROOT, 'roles'),
-               'cases': [{'role': role, 'names': names, 'vars': variables} for role, names, variables in cases]}
-    proc = subprocess.run([sys.executable, HELPER], input=json.dumps(request), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return templar.render_requests({'role': role, 'names': names, 'vars': variables} for role, names, variables in cases)
 
 
 # --- ephemeral ---------------------------------------------------------------------------------------------------

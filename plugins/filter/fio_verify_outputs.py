@@ -60,7 +60,9 @@ _value:
   description: The outputs.
   type: dict
   contains:
-    document: {description: The report file's dict (the report with C(host), C(repeat), C(noise_max), C(threshold_action))., type: dict}
+    document:
+      description: The report file's dict (the report with C(host), C(repeat), C(noise_max), C(threshold_action)).
+      type: dict
     summary: {description: The lines the role shows., type: list, elements: str}
     by_directory: {description: O(by_directory) with this directory's results., type: dict}
 """

@@ -10,6 +10,7 @@ uses qemu-system-x86 from the host release's backports, fetched from the host's 
 apt state (the host's package database and sources are not touched) and unpacked under the lab's cache.
 """
 
+import functools
 import os
 import re
 import shutil
@@ -54,7 +55,10 @@ def module_env(argv, environ=None):
     return env
 
 
+@functools.lru_cache(maxsize=None)
 def host_version():
+    """The host's own qemu version, read once per process: choose() runs for every qemu command line and the KVM
+    probe's cache key."""
     if not shutil.which("qemu-system-x86_64"):
         return None
     return parse_version(run(["qemu-system-x86_64", "--version"], capture=True, quiet=True, check=False).stdout)

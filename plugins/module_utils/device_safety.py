@@ -174,10 +174,26 @@ def nodes_usage(view, nodes, main):
     for kname, dummy in nodes:
         holders = view.holders(kname)
         if holders:
-            kind = 'an active md array' if any(h.startswith('md') for h in holders) else 'another device'
-            reasons.append('%sheld by %s (%s)' % (what(kname, 'partition /dev/%s '), kind,
-                                                  ', '.join('/dev/%s' % h for h in holders)))
+            reasons.append('%sheld by %s' % (what(kname, 'partition /dev/%s '),
+                                             ', '.join(holder_text(view, h) for h in holders)))
     return reasons
+
+
+# device-mapper targets by the prefix of their dm/uuid (set by the tool that made the map)
+_DM_KINDS = (('LVM-', 'LVM logical volume'), ('CRYPT-', 'dm-crypt mapping'), ('mpath-', 'dm-multipath map'))
+
+
+def holder_text(view, kname):
+    """Who a holder is, for a refusal: 'an active md array (/dev/md127)', 'LVM logical volume vg-lv (/dev/dm-0)'
+    (a device-mapper map named by its dm/name and, from its dm/uuid prefix, the tool that made it)."""
+    if kname.startswith('md'):
+        return 'an active md array (/dev/%s)' % kname
+    name = view.sys_read(kname, 'dm/name')
+    if name is None:
+        return 'another device (/dev/%s)' % kname
+    uuid = view.sys_read(kname, 'dm/uuid', '')
+    kind = next((text for prefix, text in _DM_KINDS if uuid.startswith(prefix)), 'device-mapper device')
+    return '%s %s (/dev/%s)' % (kind, name, kname)
 
 
 def member_usage(view, dev):

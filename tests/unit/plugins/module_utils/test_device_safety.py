@@ -187,6 +187,23 @@ def test_swap_and_holders(host):
     assert 'refusing /dev/vdg: held by another device (/dev/dm-0)' in refusals[2]
 
 
+@pytest.mark.parametrize('uuid, text', [
+    ('LVM-Xq3aBcD9v8w7u6t5s4r3q2p1o0n9m8l7k6j5i4h3g2f1e0d9c8b7a6', 'LVM logical volume vg0-held'),
+    ('CRYPT-LUKS2-5a1b9c7d3e2f4a6b8c0d1e3f5a7b9c1d-vg0-held', 'dm-crypt mapping vg0-held'),
+    ('mpath-3600508b400105e210000900000490000', 'dm-multipath map vg0-held'),
+    ('', 'device-mapper device vg0-held'),
+])
+def test_a_device_mapper_holder_is_named_with_its_map(host, uuid, text):
+    # an LVM VG whose logical volume is not mounted (or a LUKS mapping, a multipath map): the PV is held
+    host.disk('vdg', '254:96', holders=['dm-0'])
+    host.add_disk('dm-0', '253:0', slaves=['vdg'], attrs={'dm/name': 'vg0-held', 'dm/uuid': uuid})
+    devices, dummy = ds.resolve_all(view(host), ['/dev/vdg'])
+    refusals, to_wipe = ds.check_writable(view(host), devices, {(254, 96)})
+    assert to_wipe == []
+    assert refusals == ['refusing /dev/vdg: held by %s (/dev/dm-0); it is in use and will not be touched '
+                        '(not even with wipe_devices)' % text]
+
+
 def test_second_device_of_a_mounted_btrfs_is_in_use_even_with_opt_in(host):
     # a two-device btrfs mounted from vdc: vdb itself is neither mounted nor held
     host.on(['blkid', '-p', '-o', 'export', '/dev/vdb'], 0, 'TYPE=btrfs\nUUID=5e1f-aa\nUUID_SUB=1\n')

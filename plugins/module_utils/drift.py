@@ -181,9 +181,11 @@ def _arrays(plan, facts):
         if not conf.get('present'):
             items.append(_item('mdadm.conf', subject, 'no mdadm.conf (%s)' % conf.get('path')))
         elif uuid:
-            # the line mdadm_array writes for the running array (its metadata version and md name, as mdadm reads them)
+            # the line mdadm_array writes for the running array (its metadata version and md name, as mdadm reads them);
+            # of an array that is not active (udev forgets the md name of a RAID0 that lost a member, and mdadm_array
+            # fails on it) any line with its UUID is taken as right: its state is the item
             wanted = (mdadm.array_line(name, md['metadata_version'], uuid, md.get('name'))
-                      if md.get('metadata_version') else None)
+                      if md.get('metadata_version') and state == 'active' else None)
             items.extend(_array_lines('mdadm.conf', name, uuid, _lines_text(conf), wanted))
         # an ephemeral array is not compared with the initramfs: its boot unit assembles or re-creates it in the
         # real root, and a re-creation gives it a new UUID that no rebuild follows (docs/ephemeral.md)

@@ -142,3 +142,13 @@ def test_the_mdadm_conf_read_is_the_whole_text(host):
     assert items == [('mdadm.conf', 'several ARRAY lines for UUID=%s in mdadm.conf' % fixture.UUID)]
     assert disagreements(host) == {}
     assert os.path.exists(os.path.join(host.root, 'etc/mdadm/mdadm.conf'))
+
+
+def test_the_array_line_of_an_array_that_is_not_active_is_judged_by_its_uuid(host):
+    """A RAID0 that lost a member: udev forgets its md name, mdadm_array fails on it; its state is the item, not the
+    name= of its ARRAY line."""
+    host.write('sys/block/md127/md/array_state', 'broken\n')
+    host.udev_db('9:127', {'DEVTYPE': 'disk', 'ID_FS_UUID': fixture.FS_UUID, 'ID_FS_TYPE': 'xfs'})
+    items = [(i['area'], i['message']) for i in audit_items(host)]
+    assert ('array', '/dev/md/data is broken (a member disappeared while it ran)') in items
+    assert not [m for area, m in items if area == 'mdadm.conf'], items

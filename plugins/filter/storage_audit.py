@@ -45,14 +45,15 @@ def storage_audit_render(doc, fmt='json'):
         raise AnsibleFilterError('storage_audit_render: %s' % e)
 
 
-def storage_audit_result(read, plan=None, host=None, unresolved=None, observed=None, failed=False):
+def storage_audit_result(read, plan=None, host=None, unresolved=None, observed=None, failed=False, device_timeout=None):
     """``read``: the registered storage_audit call, or with ``failed`` the rescue's ansible_failed_result."""
     if not isinstance(read, dict):
         raise AnsibleFilterError('storage_audit_result: the input must be a registered result, got %r' % (read,))
     if failed:
         return audit.failed_result(read)
     try:
-        return audit.host_result(read, plan, host=host, unresolved=unresolved, observed=observed)
+        return audit.host_result(read, plan, host=host, unresolved=unresolved, observed=observed,
+                                 device_timeout=device_timeout)
     except (ValueError, KeyError, TypeError) as e:
         raise AnsibleFilterError('storage_audit_result: %s' % e)
 

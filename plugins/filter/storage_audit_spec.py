@@ -32,11 +32,12 @@ def storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=None, init
     }
 
 
-def storage_metrics_spec(plan, rules_file, sysctl_file, mdadm_conf=None, initramfs=True):
-    """The spec of the host's metrics collector: the audit's arguments and the part of the plan drift.compare reads."""
+def storage_metrics_spec(plan, rules_file, sysctl_file, mdadm_conf=None, initramfs=True, device_timeout=None):
+    """The spec of the host's metrics collector: the audit's arguments and the part of the plan drift.compare reads
+    (with the fstab lines' ``device_timeout``)."""
     arguments = storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=mdadm_conf, initramfs=initramfs)
     try:
-        compared = drift.compared_plan(plan)
+        compared = drift.compared_plan(drift.with_device_timeout(plan, device_timeout))
     except (KeyError, TypeError, AttributeError) as e:
         raise AnsibleFilterError('storage_metrics_spec: the plan lacks %s' % e)
     return {'schema_version': SPEC_SCHEMA_VERSION, 'audit': arguments, 'plan': compared}

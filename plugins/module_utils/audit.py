@@ -59,13 +59,14 @@ def next_initramfs(run_command, **kwargs):
 
 
 def mdadm_conf(host, path=None):
-    """{'path', 'present', 'lines'}: the first of the distribution paths that exists (or ``path``)."""
+    """{'path', 'present', 'lines', 'text'}: the first of the distribution paths that exists (or ``path``); ``text``
+    as read, which the comparison judges by mdadm_array's own rule (mdadm.conf_problems)."""
     candidates = [path] if path else list(MDADM_CONF_PATHS)
     for candidate in candidates:
         text = files.read_text(host.path(candidate))
         if text is not None:
-            return {'path': candidate, 'present': True, 'lines': parse_array_lines(text)}
-    return {'path': candidates[0], 'present': False, 'lines': []}
+            return {'path': candidate, 'present': True, 'lines': parse_array_lines(text), 'text': text}
+    return {'path': candidates[0], 'present': False, 'lines': [], 'text': None}
 
 
 # ---------------------------------------------------------------------------------------------

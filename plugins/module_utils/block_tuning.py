@@ -491,12 +491,18 @@ def render_rules(rules, filename):
     return ''.join(out)
 
 
+def live_matches(live, want):
+    """Whether a device's live queue value (a sysfs string, None when unreadable) is the planned one: the one rule of
+    udev_block_tuning (what it triggers, what it verifies), the preflight's stage check and the audit."""
+    return live is not None and str(live) == str(want)
+
+
 def compare(expected, live):
-    """Return {attr: (expected, live)} for the attributes that differ."""
+    """Return {attr: (expected, live)} for the attributes that differ (live_matches)."""
     diff = {}
     for attr, want in expected.items():
         have = live.get(attr)
-        if have is None or str(have) != str(want):
+        if not live_matches(have, want):
             diff[attr] = (str(want), have)
     return diff
 

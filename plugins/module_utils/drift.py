@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils import fstab
-from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, kernel_settings, mdadm
 
 FACTS_SCHEMA_VERSIONS = (1,)
 
@@ -77,7 +76,14 @@ def _members(plan_array, facts):
     return items
 
 
-def _mount_and_fstab(fs, facts):
+def fstab_options(fs, plan):
+    """The options field of the fstab line tune writes for ``fs`` (a plan's xfs_filesystems entry): its mount options,
+    nofail and the plan's ``device_timeout`` (the tune role's xfs_device_timeout; fstab.DEVICE_TIMEOUT_DEFAULT when
+    the plan carries none)."""
+    return fstab.line_options(fs.get('mount_options'), plan.get('device_timeout') or fstab.DEVICE_TIMEOUT_DEFAULT)
+
+
+def _mount_and_fstab(fs, facts, options, path):
     items = []
     mountpoint = fs['mountpoint']
     wanted = list(fs.get('mount_options') or [])
@@ -88,54 +94,41 @@ def _mount_and_fstab(fs, facts):
         if facts.get('kname') and mounted.get('kname') != facts['kname']:
             items.append(_item('mount', mountpoint, '%s is mounted from %s, not from the array (%s)'
                                % (mountpoint, mounted.get('source'), facts['kname'])))
+        # the live options: tune does not remount a filesystem whose fstab line is as planned, but a mount without
+        # them is drift the audit names (a remount or reboot takes the fstab line's)
         missing = [o for o in wanted if o not in mounted.get('options', [])]
         if missing:
             items.append(_item('mount', mountpoint, 'mounted without %s (live options %s)'
                                % (','.join(missing), ','.join(mounted.get('options', [])))))
     for other in facts.get('mounts_elsewhere') or []:
         items.append(_item('mount', mountpoint, 'the array is also mounted at %s' % other))
-    lines = [line for line in facts.get('fstab') or [] if line['mountpoint'] == mountpoint]
-    if not lines:
-        items.append(_item('fstab', mountpoint, 'no /etc/fstab line mounts %s' % mountpoint))
-    elif len(lines) > 1:
-        items.append(_item('fstab', mountpoint, '%d /etc/fstab lines mount %s' % (len(lines), mountpoint)))
-    for line in lines:
-        uuid = facts.get('fs_uuid')
-        if not line['source'].startswith('UUID='):
-            items.append(_item('fstab', mountpoint, 'the fstab line mounts %s, not a filesystem UUID' % line['source']))
-        elif uuid and line['source'] != 'UUID=%s' % uuid:
-            items.append(_item('fstab', mountpoint, 'the fstab line mounts %s, the array holds UUID=%s'
-                               % (line['source'], uuid)))
-        missing = [o for o in wanted + list(fstab.BOOT_SAFE_OPTIONS) if o not in line['options']]
-        if missing:
-            items.append(_item('fstab', mountpoint, 'the fstab line lacks %s (options %s)'
-                               % (','.join(missing), ','.join(line['options']))))
-        if line.get('fstype') not in (None, 'xfs'):
-            items.append(_item('fstab', mountpoint, 'the fstab line has type %s, not xfs' % line['fstype']))
-    stray = [line for line in facts.get('fstab') or [] if line['mountpoint'] != mountpoint]
+    # the xfs role's own rule (fstab.planned_line_problem): the one line it writes, exactly
+    problem = fstab.planned_line_problem(facts.get('fstab') or [], mountpoint, facts.get('fs_uuid'), options, path=path)
+    if problem:
+        items.append(_item('fstab', mountpoint, problem))
+    stray = [line for line in facts.get('fstab') or [] if line['mountpoint'] != fstab.normalise_mountpoint(mountpoint)]
     for line in stray:
         items.append(_item('fstab', mountpoint, 'fstab also mounts the array at %s' % line['mountpoint']))
     return items
 
 
-def _array_lines(where, name, uuid, lines):
-    """Items for the ARRAY lines of one array in mdadm.conf or the initramfs (``where``)."""
-    items = []
+def _array_lines(where, name, uuid, text, wanted_line=None):
+    """Items for the ARRAY lines of one array in mdadm.conf or the initramfs (``where``): mdadm.conf_problems, the rule
+    mdadm_array writes mdadm.conf by; without ``wanted_line`` (the initramfs, or an array whose metadata version is not
+    known) any line with the running UUID is right."""
     subject = '/dev/md/%s' % name
-    mine = [line for line in lines
-            if line.get('device') == subject or name_matches(line.get('name'), name)
-            or (uuid and line.get('uuid') == uuid)]
-    if uuid and not any(line.get('uuid') == uuid for line in mine):
-        items.append(_item(where, subject, 'no ARRAY line in %s for the running array (UUID=%s)'
-                           % (where if where != 'initramfs' else 'the initramfs that boots next', uuid)))
-    for line in mine:
-        if uuid and line.get('uuid') != uuid:
-            items.append(_item(where, subject, 'stale ARRAY line in %s: %s (the running array is UUID=%s)'
-                               % (where if where != 'initramfs' else 'the initramfs that boots next',
-                                  line['line'], uuid)))
-    if len([line for line in mine if line.get('uuid') == uuid]) > 1:
-        items.append(_item(where, subject, 'several ARRAY lines for UUID=%s in %s' % (uuid, where)))
-    return items
+    words = where if where != 'initramfs' else 'the initramfs that boots next'
+    return [_item(where, subject, problem)
+            for problem in mdadm.conf_problems(text, name, uuid, wanted_line, where=words,
+                                               any_line_of_uuid=wanted_line is None)]
+
+
+def _lines_text(found):
+    """The text of mdadm.conf as read (``text``), else its ARRAY lines (the initramfs's copy, facts of a module that
+    kept only those)."""
+    if found.get('text') is not None:
+        return found['text']
+    return ''.join('%s\n' % line['line'] for line in found.get('lines') or [])
 
 
 def _array_readahead(plan, facts, seen):
@@ -160,6 +153,7 @@ def _arrays(plan, facts):
     fs_by_device = dict((fs['device'], fs) for fs in plan.get('xfs_filesystems') or [])
     conf = facts.get('mdadm_conf') or {}
     initramfs = facts.get('initramfs') or {}
+    fstab_path = (facts.get('fstab') or {}).get('path') or '/etc/fstab'
     summary = []
     for planned in plan.get('raid0_arrays') or []:
         name = planned['name']
@@ -183,15 +177,20 @@ def _arrays(plan, facts):
         items.extend(_array_readahead(plan, facts, seen))
         fs = fs_by_device.get(subject)
         if fs:
-            items.extend(_mount_and_fstab(fs, seen))
+            items.extend(_mount_and_fstab(fs, seen, fstab_options(fs, plan), fstab_path))
         if not conf.get('present'):
             items.append(_item('mdadm.conf', subject, 'no mdadm.conf (%s)' % conf.get('path')))
-        else:
-            items.extend(_array_lines('mdadm.conf', name, uuid, conf.get('lines') or []))
+        elif uuid:
+            # the line mdadm_array writes for the running array (its metadata version and md name, as mdadm reads them);
+            # of an array that is not active (udev forgets the md name of a RAID0 that lost a member, and mdadm_array
+            # fails on it) any line with its UUID is taken as right: its state is the item
+            wanted = (mdadm.array_line(name, md['metadata_version'], uuid, md.get('name'))
+                      if md.get('metadata_version') and state == 'active' else None)
+            items.extend(_array_lines('mdadm.conf', name, uuid, _lines_text(conf), wanted))
         # an ephemeral array is not compared with the initramfs: its boot unit assembles or re-creates it in the
         # real root, and a re-creation gives it a new UUID that no rebuild follows (docs/ephemeral.md)
-        if initramfs.get('checked') and not planned.get('ephemeral'):
-            items.extend(_array_lines('initramfs', name, uuid, initramfs.get('lines') or []))
+        if initramfs.get('checked') and not planned.get('ephemeral') and uuid:
+            items.extend(_array_lines('initramfs', name, uuid, _lines_text(initramfs)))
     if not initramfs.get('checked') and plan.get('raid0_arrays'):
         notes.append('initramfs: %s' % (initramfs.get('error') or 'not checked'))
     return items, notes, summary
@@ -204,9 +203,8 @@ def _arrays(plan, facts):
 ATTR_AREA = {'read_ahead_kb': 'readahead', 'scheduler': 'scheduler'}
 
 
-def live_matches(live, want):
-    """Whether a device's live queue value (a sysfs string, None when unreadable) is the profile's."""
-    return live is not None and str(live) == str(want)
+# whether a live queue value is the profile's: udev_block_tuning's own rule (the metrics collector reads it here too)
+live_matches = block_tuning.live_matches
 
 
 def _tuning(facts):
@@ -255,8 +253,7 @@ def _kernel(facts):
     report = facts.get('kernel')
     if not report:
         return [], []
-    items = [_item('kernel', text.split(':', 1)[0], text) for text in report.get('drift') or []]
-    items += [_item('kernel', text.split(':', 1)[0], text) for text in report.get('conflicts') or []]
+    items = [_item('kernel', text.split(':', 1)[0], text) for text in kernel_settings.problems(report)]
     return items, list(report.get('notes') or [])
 
 
@@ -288,11 +285,20 @@ def configured_readahead(arrays, devices):
     return result
 
 
+def with_device_timeout(plan, device_timeout=None):
+    """``plan`` with the tune role's ``device_timeout`` (xfs_device_timeout) that its fstab lines carry; ``plan``
+    itself when it is None (the comparison then takes fstab.DEVICE_TIMEOUT_DEFAULT)."""
+    if device_timeout is None:
+        return plan
+    return dict(plan, device_timeout=str(device_timeout))
+
+
 def compared_plan(plan):
     """The part of a tune plan (plan.build_plan) that compare() reads, and no more: what the host's metrics spec
     carries (compare(facts, compared_plan(plan)) == compare(facts, plan))."""
     profile = plan.get('profile') or {}
     return {
+        'device_timeout': plan.get('device_timeout'),
         'profile': {'description': profile.get('description'),
                     'array': {'read_ahead_kb': (profile.get('array') or {}).get('read_ahead_kb')}},
         'raid0_arrays': [{'name': a['name'], 'chunk_kb': a.get('chunk_kb'), 'ephemeral': bool(a.get('ephemeral'))}

@@ -22,6 +22,9 @@ _OCTAL = re.compile(r'\\([0-7]{3})')
 BOOT_SAFE_OPTIONS = ('nofail',)
 # the options of an array whose entry names none (the xfs role's xfs_mount_options default, the ephemeral role)
 DEFAULT_MOUNT_OPTIONS = ('noatime',)
+# the x-systemd.device-timeout= of the fstab lines when the caller names none: xfs_device_timeout and
+# ephemeral_device_timeout default to it (test_rule_agreement.py), the audit and the metrics collector take it
+DEVICE_TIMEOUT_DEFAULT = '90s'
 
 
 class OptionsError(ValueError):
@@ -84,6 +87,27 @@ class LineError(ValueError):
 def xfs_line(uuid, mountpoint, options):
     """The fstab line the xfs role writes for a filesystem it made (``options``: line_options)."""
     return 'UUID=%s %s xfs %s 0 0' % (uuid, mountpoint, options)
+
+
+def planned_line_problem(lines, mountpoint, uuid, options, path='/etc/fstab'):
+    """Why the fstab ``lines`` (entries()) are not the one line the xfs role writes for ``mountpoint`` (xfs_line of
+    ``uuid`` and ``options``), in words; None when they are. The one rule of "the fstab line is as planned":
+    xfs_filesystem's mounted_as_planned, the preflight's stage check and the audit (module_utils/drift.py) call it.
+
+    The line is compared field by field (blanks do not count), its mount point unescaped and normalised as
+    entries() reads it; ``uuid`` None (not known) takes any ``UUID=`` source."""
+    point = normalise_mountpoint(mountpoint)
+    here = [line for line in lines if line['mountpoint'] == point]
+    planned = xfs_line(uuid or '<filesystem UUID>', point, options)
+    if not here:
+        return 'no %s line mounts %s (the plan writes "%s")' % (path, point, planned)
+    if len(here) > 1:
+        return '%d %s lines mount %s (the plan writes one: "%s")' % (len(here), path, point, planned)
+    fields = here[0]['line'].split()
+    source_ok = fields[0].startswith('UUID=') if uuid is None else fields[0] == 'UUID=%s' % uuid
+    if not source_ok or fields[2:] != ['xfs', options, '0', '0']:
+        return 'the %s line of %s is "%s", the plan writes "%s"' % (path, point, ' '.join(fields), planned)
+    return None
 
 
 def set_uuid(text, mountpoint, uuid, options):

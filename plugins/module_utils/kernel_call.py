@@ -125,7 +125,7 @@ class KernelSettings:
                 report['notes'].extend('%s (resolved by the tuned override profile %s)' % (c, self.p['tuned_profile'])
                                        for c in report['conflicts'] if 'tuned profile' in c)
                 report['conflicts'] = [c for c in report['conflicts'] if 'tuned profile' not in c]
-        problems = report['conflicts'] + report['drift']
+        problems = ks.problems(report)
         if problems and self.p['mode'] != 'report':
             hint = (' Set kernel_tuned_override: true (mode=override) to let an override profile win over tuned.'
                     if report['tuned']['conflicts'] and self.p['mode'] == 'fail' else '')

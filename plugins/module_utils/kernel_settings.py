@@ -239,6 +239,13 @@ def _check_thp(root, report, thp, tuned):
                                    'sets %s after boot' % (boot, wanted))
 
 
+def problems(report):
+    """What keeps the wanted settings of a check() ``report`` from being in force: its drift, then its conflicts ([]
+    when they are). The one rule of "the kernel settings are as planned": kernel_settings (it fails on them, or
+    reports them), the preflight's stage check and the audit (module_utils/drift.py)."""
+    return list(report.get('drift') or []) + list(report.get('conflicts') or [])
+
+
 def tuned_override_conflicts(report):
     """{('sysctl'|'thp', key): value} of the tuned conflicts, for render_tuned_override."""
     out = {}

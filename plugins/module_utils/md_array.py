@@ -82,6 +82,7 @@ class MdadmArray:
         self.warn = warn or (lambda msg: None)
         self.name = params['name']
         self.device = md.md_device(self.name)
+        self.conf_problems = []     # what update_conf found out of step in conf_path
 
     # --- helpers ---------------------------------------------------------------------------------
     def _cmd(self, argv, what):
@@ -411,9 +412,11 @@ class MdadmArray:
         if not wanted and self.p['state'] != 'absent':
             # check mode create: the UUID is not known yet; only a line of another UUID/name is stale then
             return None
-        after = md.conf_update(before or '', self.name, result.get('uuid'), wanted)
-        if after == (before or '') and (before is not None or not after):
+        # the one rule of an ARRAY line in step (mdadm.conf_problems), which the audit applies too
+        self.conf_problems = md.conf_problems(before, self.name, result.get('uuid'), wanted, where=path)
+        if not self.conf_problems:
             return None
+        after = md.conf_update(before or '', self.name, result.get('uuid'), wanted)
         result['conf_changed'] = True
         if not self.check_mode:
             self.write_file(path, after)

@@ -58,10 +58,60 @@ def stale_conf_line_regexp(name, uuid=None, wanted_line=None):
 def conf_update(text, name, uuid=None, wanted_line=None):
     """mdadm.conf ``text`` with the stale lines of array ``name`` removed and ``wanted_line`` present once."""
     stale = re.compile(stale_conf_line_regexp(name, uuid, wanted_line))
-    lines = [line for line in (text or '').splitlines() if not stale.search(line)]
-    if wanted_line and wanted_line not in lines:
+    lines = []
+    seen = False
+    for line in (text or '').splitlines():
+        if stale.search(line):
+            continue
+        if wanted_line and line.rstrip() == wanted_line:
+            if seen:
+                continue
+            seen = True
+        lines.append(line)
+    if wanted_line and not seen:
         lines.append(wanted_line)
     return '\n'.join(lines) + '\n' if lines else ''
+
+
+_UUID_WORD = re.compile(r'\s(?:UUID|uuid)=(\S+)')
+
+
+def conf_problems(text, name, uuid=None, wanted_line=None, where='mdadm.conf', any_line_of_uuid=False):
+    """What is not in step in the ARRAY lines of array ``name`` (running as ``uuid``) in ``text``, in words ([] when
+    it is): the one rule of "the ARRAY line is right", which mdadm_array (MdadmArray.update_conf: it writes iff this
+    is not empty) and the audit (module_utils/drift.py) both apply. ``where`` names the file in the messages.
+
+    In step means conf_update leaves ``text`` as it is: no stale line of the array (by /dev/md/NAME, name= or UUID)
+    other than ``wanted_line``, which is there once. ``any_line_of_uuid``: any line with ``uuid`` is right and
+    ``wanted_line`` is not asked for (the initramfs's copy, which no stage writes itself)."""
+    stale = re.compile(stale_conf_line_regexp(name, uuid, None if any_line_of_uuid else wanted_line))
+    problems = []
+    right = 0
+    for line in (text or '').splitlines():
+        words = ' '.join(line.split())
+        if not stale.search(line):
+            right += bool(wanted_line and line.rstrip() == wanted_line)
+            continue
+        found = _UUID_WORD.search(' ' + words)
+        same = bool(uuid and found and md_uuid_colon(found.group(1)) == md_uuid_colon(uuid))
+        if same and any_line_of_uuid:
+            right += 1
+        elif same:
+            problems.append('the ARRAY line in %s is "%s", the plan writes "%s"' % (where, words, wanted_line))
+        else:
+            problems.append('stale ARRAY line in %s: %s%s' % (where, words, ' (the running array is UUID=%s)' % uuid
+                                                              if uuid else ''))
+    if (wanted_line or any_line_of_uuid) and uuid and not right and not any(p.startswith('the ARRAY') for p in problems):
+        problems.append('no ARRAY line in %s for the running array (UUID=%s)' % (where, uuid))
+    if right > 1:
+        problems.append('several ARRAY lines for UUID=%s in %s' % (uuid, where))
+    if not problems and not any_line_of_uuid:
+        after = conf_update(text or '', name, uuid, wanted_line)
+        if text is None and after:
+            problems.append('%s does not exist' % where)
+        elif text is not None and after != text:
+            problems.append('%s would be rewritten (line ends)' % where)
+    return problems
 
 
 def parse_size_kb(text):

@@ -112,7 +112,7 @@ def raid0_call(module, view, options):
     reasons = ['array %s would be %s' % (params['name'], what)
                for what in ('created', 'assembled', 'stopped') if result[what]]
     if result['conf_changed']:
-        reasons.append('%s lacks the ARRAY line of %s, or holds a stale one' % (params['conf_path'], params['name']))
+        reasons.extend(array.conf_problems)
     reasons.extend('warning: %s' % w for w in module_like.warnings)
     return result, reasons
 
@@ -129,13 +129,10 @@ def mount_reasons(view, params, result):
     for old in sorted(set(result['fstab_elsewhere']) | set(result['mounted_elsewhere'])):
         reasons.append('its filesystem is also on %s (fstab or mounted)' % old)
     if not result['mounted_as_planned'] and result.get('uuid'):
-        lines = [line for line in fstab.entries(view.read(params['fstab'], '') or '') if line['mountpoint'] == point]
-        planned = fstab.xfs_line(result['uuid'], point, params['mount_options'])
-        if len(lines) != 1:
-            reasons.append('%s has %d lines for %s, planned one: %s' % (params['fstab'], len(lines), point, planned))
-        elif lines[0]['line'].split() != planned.split():
-            reasons.append('%s line of %s is "%s", planned "%s"'
-                           % (params['fstab'], point, lines[0]['line'].strip(), planned))
+        problem = fstab.planned_line_problem(fstab.entries(view.read(params['fstab'], '') or ''), point,
+                                             result['uuid'], params['mount_options'], path=params['fstab'])
+        if problem:
+            reasons.append(problem)
         if not xfs_call.mounted_here(view, params['device'], point):
             reasons.append('%s is not mounted on %s' % (params['device'], point))
     elif not result['mounted_as_planned']:
@@ -189,7 +186,7 @@ def kernel_one(module, view, options):
                                          tuned_adm=module.get_bin_path('tuned-adm'), check_mode=True,
                                          replace=refuse_write, systemctl=module.get_bin_path('systemctl'))
     result = checker.apply()
-    reasons = list(result['drift']) + list(result['conflicts'])
+    reasons = ks.problems(result)
     if result['changed']:
         reasons.append('kernel_settings would change the host (tuned override profile)')
     if params['thp_unit'] and result['thp_unit_enabled'] is not True:

@@ -52,9 +52,8 @@ def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=No
         lines = fstab.entries(view._read(fstab_path, '') or '')
         elsewhere = [line['mountpoint'] for line in lines if line['source'] == spec and line['mountpoint'] != mountpoint]
         if options and device:
-            here = [line for line in lines if line['mountpoint'] == mountpoint]
-            planned = (len(here) == 1 and here[0]['line'].split()[2:] == ['xfs', options, '0', '0']
-                       and here[0]['source'] == spec and mounted_here(view, device, mountpoint))
+            planned = (fstab.planned_line_problem(lines, mountpoint, result['uuid'], options) is None
+                       and mounted_here(view, device, mountpoint))
     return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere,
             'mounted_elsewhere': mounted_on(view, device, exclude=mountpoint, root_only=True) if result.get('uuid') else [],
             'mounted_as_planned': planned}

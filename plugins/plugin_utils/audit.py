@@ -506,12 +506,14 @@ def render(doc, fmt):
 REPORT_FILES = {'json': 'storage_audit.json', 'markdown': 'storage_audit.md', 'html': 'storage_audit.html'}
 
 
-def host_result(read, plan, host=None, unresolved=None, observed=None):
+def host_result(read, plan, host=None, unresolved=None, observed=None, device_timeout=None):
     """A host's audit_result from its registered storage_audit call ``read``: {'unreachable': msg} when the host
-    could not be reached (the task ignores unreachable hosts), else compare() of its facts."""
+    could not be reached (the task ignores unreachable hosts), else compare() of its facts (with the fstab lines'
+    ``device_timeout``, drift.with_device_timeout)."""
     if read.get('unreachable'):
         return {'unreachable': read.get('msg', 'unreachable')}
-    return compare(read['audit'], plan or {}, host, unresolved=unresolved, observed=observed)
+    return compare(read['audit'], drift.with_device_timeout(plan or {}, device_timeout), host, unresolved=unresolved,
+                   observed=observed)
 
 
 def failed_result(failed):

@@ -97,7 +97,8 @@ def test_inactive_array_found_by_name(fake_host):
 def test_mdadm_conf_paths(fake_host):
     h = tuned_host(fake_host)
     os.unlink(os.path.join(h.root, 'etc/mdadm/mdadm.conf'))
-    assert audit.mdadm_conf(h.view()) == {'path': '/etc/mdadm/mdadm.conf', 'present': False, 'lines': []}
+    assert audit.mdadm_conf(h.view()) == {'path': '/etc/mdadm/mdadm.conf', 'present': False, 'lines': [],
+                                          'text': None}
     h.write('etc/mdadm.conf', 'ARRAY /dev/md/x UUID=%s\n' % UUID.replace(':', '-'))
     conf = audit.mdadm_conf(h.view())
     assert conf['path'] == '/etc/mdadm.conf' and conf['lines'][0]['uuid'] == UUID

@@ -129,7 +129,8 @@ def test_the_mdadm_conf_path_comes_from_os_release_without_an_override(host):
 
 def test_array_line_missing_from_mdadm_conf(host):
     host.write('etc/mdadm/mdadm.conf', 'HOMEHOST <system>\n')
-    assert 'mdadm.conf lacks the ARRAY line of data' in not_in_sync(host, 'raid0')
+    assert 'no ARRAY line in %s for the running array (UUID=%s)' % (os.path.join(host.root, 'etc/mdadm/mdadm.conf'), audit.UUID) \
+        == not_in_sync(host, 'raid0')
 
 
 def test_an_array_that_differs_is_a_failure_of_the_stage(host):
@@ -163,7 +164,7 @@ def test_fstab_pass_field_changed(host):
 
 def test_fstab_line_missing_and_mount_point_missing(host):
     host.write('etc/fstab', '')
-    assert 'has 0 lines for /var/lib/cassandra' in not_in_sync(host, 'xfs')
+    assert 'no /etc/fstab line mounts /var/lib/cassandra (the plan writes "UUID=' in not_in_sync(host, 'xfs')
     os.rmdir(os.path.join(host.root, 'var/lib/cassandra'))
     assert 'mount point /var/lib/cassandra does not exist' in not_in_sync(host, 'xfs')
 

@@ -16,6 +16,8 @@ from ansible_collections.iotune.storage.plugins.module_utils import audit as hos
 from ansible_collections.iotune.storage.plugins.plugin_utils import audit
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import (
     ARRAYS,
+    FS_UUID,
+    OPTIONS,
     RULES,
     UUID,
     tuned_host,
@@ -27,6 +29,8 @@ PLAN = {
     'raid0_arrays': [{'name': 'data', 'devices': ARRAYS[0]['devices'], 'chunk_kb': 256}],
     'xfs_filesystems': [{'device': '/dev/md/data', 'mountpoint': '/var/lib/cassandra', 'mount_options': ['noatime']}],
 }
+
+PLANNED_LINE = 'UUID=%s /var/lib/cassandra xfs %s 0 0' % (FS_UUID, OPTIONS)
 
 
 def facts_of(h, **kwargs):
@@ -65,11 +69,14 @@ def test_the_four_drifts_of_the_issue_are_named(fake_host):
 
 
 @pytest.mark.parametrize('change,expected', [
-    (lambda h: h.write('etc/fstab', ''), ('fstab', 'no /etc/fstab line mounts /var/lib/cassandra')),
+    (lambda h: h.write('etc/fstab', ''),
+     ('fstab', 'no /etc/fstab line mounts /var/lib/cassandra (the plan writes "%s")' % PLANNED_LINE)),
     (lambda h: h.write('etc/fstab', '/dev/md/data /var/lib/cassandra xfs noatime 0 0\n'),
-     ('fstab', 'the fstab line mounts /dev/md/data, not a filesystem UUID')),
+     ('fstab', 'the /etc/fstab line of /var/lib/cassandra is "/dev/md/data /var/lib/cassandra xfs noatime 0 0", '
+               'the plan writes "%s"' % PLANNED_LINE)),
     (lambda h: h.write('etc/fstab', h.read('etc/fstab').replace('nofail,', '')),
-     ('fstab', 'the fstab line lacks nofail (options noatime,x-systemd.device-timeout=90s)')),
+     ('fstab', 'the /etc/fstab line of /var/lib/cassandra is "%s", the plan writes "%s"'
+      % (PLANNED_LINE.replace('nofail,', ''), PLANNED_LINE))),
     (lambda h: h.write('etc/mdadm/mdadm.conf', ''),
      ('mdadm.conf', 'no ARRAY line in mdadm.conf for the running array (UUID=%s)' % UUID)),
     (lambda h: os.unlink(os.path.join(h.root, 'etc/mdadm/mdadm.conf')),

@@ -129,6 +129,18 @@ def test_the_chunk_default_has_one_home():
         assert '| `raid0_chunk_kb` | `%d` |' % default in f.read()
 
 
+def test_the_device_timeout_default_has_one_home():
+    """What the audit and the metrics collector compare an fstab line with when no timeout is given."""
+    default = fstab.DEVICE_TIMEOUT_DEFAULT
+    assert fstab.line_options(None, default).endswith('x-systemd.device-timeout=%s' % default)
+    assert (_yaml('roles', 'xfs', 'defaults', 'main.yml')['xfs_device_timeout'],
+            role_option('xfs', 'xfs_device_timeout')['default'],
+            _yaml('roles', 'ephemeral', 'defaults', 'main.yml')['ephemeral_device_timeout'],
+            role_option('ephemeral', 'ephemeral_device_timeout')['default']) == (default,) * 4
+    with open(os.path.join(ROOT, 'docs', 'xfs.md')) as f:
+        assert '| `xfs_device_timeout` | `%s` |' % default in f.read()
+
+
 def _chunk_in_module(chunk):
     return module_accepts(md_array.argument_spec()['chunk_kb'], chunk,
                           lambda v: not any('chunk_kb' in e for e in mdadm.validate_params('data', 0, v, '1.2', 2)))

@@ -33,6 +33,19 @@ def by_unit(filesystems):
     return mounts
 
 
+def accounted(filesystems):
+    """{unit: [mount points]} a plan accounts for: what it holds each unit for (by_unit), and for a filesystem moved
+    with ``move_from`` the old mount point too. The xfs role moves the hold with the filesystem (the drop-in then
+    names the new path), and the preflight lets a filesystem move only while nobody uses it: its services' holds
+    on the old path are moved, not dropped (storage_preflight's ``holds``)."""
+    mounts = by_unit(filesystems)
+    for fs in filesystems:
+        if fs.get('move_from'):
+            for unit in fs.get('services') or []:
+                mounts[unit].append(fs['move_from'])
+    return mounts
+
+
 def files(filesystems):
     """[{path, content}]: the drop-in of each service named by the filesystems, with all its mount points."""
     return [{'path': path(unit), 'content': HEAD + ' '.join(points) + '\n'}

@@ -889,4 +889,4 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
             'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral,
-            'services': kernel['services'], 'mount_holds': mount_holds.by_unit(xfs), 'release_holds': release}
+            'services': kernel['services'], 'mount_holds': mount_holds.accounted(xfs), 'release_holds': release}

@@ -143,6 +143,7 @@ def test_a_twin_disk_reports_one_naa_wwn_on_both_paths():
     assert wwn >> 60 == 5 and wwn == cli.twin_wwn("twinlun1") != cli.twin_wwn("twinlun2")
     assert [dev for dev, node in cli.twin_ids("t1")] == ["twin-t1-0", "twin-t1-1"]
     assert len({node for dev, node in cli.twin_ids("t1")}) == 2     # two block nodes over one image
+    assert cli.twin_ids("t1", paths=1) == [("twin-t1-0", "twinnode-t1-0")]      # a plain hot-plugged disk
 
 
 @pytest.mark.parametrize("serial", ["", "a b", "x" * 21, "a/b"])

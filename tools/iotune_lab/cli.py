@@ -406,9 +406,9 @@ TWIN_CONTROLLER = "twinscsi"
 TWIN_SERIAL_RE = re.compile(r"^[A-Za-z0-9]{1,20}$")
 
 
-def twin_ids(serial):
-    """(device id, block node name) of each of the two paths of a twin disk."""
-    return [(f"twin-{serial}-{k}", f"twinnode-{serial}-{k}") for k in (0, 1)]
+def twin_ids(serial, paths=2):
+    """(device id, block node name) of each path of a twin disk (two paths; one for a plain hot-plugged disk)."""
+    return [(f"twin-{serial}-{k}", f"twinnode-{serial}-{k}") for k in range(paths)]
 
 
 def twin_wwn(serial):
@@ -419,6 +419,7 @@ def twin_wwn(serial):
 def cmd_twin_disk(args):
     """One blank disk image on two SCSI paths with one serial and one WWN (a LUN seen through two HBAs without
     dm-multipath), hot-plugged on its own virtio-scsi controller; --remove unplugs both and deletes the image.
+    ``--paths 1``: one path, a plain blank disk hot-plugged beside the data disks (the refusal tests' spare disks).
     Not in the VM's state: a stop-start or `down` ends it."""
     st = require_vm(args.name)
     if not TWIN_SERIAL_RE.match(args.serial):
@@ -440,14 +441,16 @@ def cmd_twin_disk(args):
         except LabError as e:
             if "Duplicate" not in str(e):
                 raise
-        for k, (dev, node) in enumerate(twin_ids(args.serial)):
+        for dev, node in twin_ids(args.serial, args.paths):
             q.cmd("blockdev-add", **{"driver": "raw", "node-name": node,
                                      "file": {"driver": "file", "filename": str(image), "locking": "off"}})
+            # no scsi-id: qemu gives each device the first free target of the bus (twin and plain disks side by side)
             q.cmd("device_add", driver="scsi-hd", id=dev, drive=node, bus=f"{TWIN_CONTROLLER}.0", **{
-                "scsi-id": k, "lun": 0, "serial": args.serial, "wwn": twin_wwn(args.serial), "share-rw": True})
+                "lun": 0, "serial": args.serial, "wwn": twin_wwn(args.serial), "share-rw": True})
     finally:
         q.close()
-    say(f"VM {args.name}: twin disk {args.serial} ({args.size}) on two SCSI paths, wwn 0x{twin_wwn(args.serial):016x}")
+    say(f"VM {args.name}: twin disk {args.serial} ({args.size}) on {args.paths} SCSI path(s), "
+        f"wwn 0x{twin_wwn(args.serial):016x}")
     return 0
 
 
@@ -654,6 +657,8 @@ def build_parser():
     tw.add_argument("name")
     tw.add_argument("--serial", required=True)
     tw.add_argument("--size", default="64M")
+    tw.add_argument("--paths", type=int, choices=(1, 2), default=2,
+                    help="SCSI paths to the image (default 2; 1: a plain hot-plugged blank disk)")
     tw.add_argument("--remove", action="store_true")
     tw.add_argument("--timeout", type=int, default=60)
     tw.set_defaults(func=cmd_twin_disk)

@@ -41,11 +41,11 @@ KERNEL_PACKAGES = ["linux-image-amd64", "grub-pc-bin"]
 # --initramfs dracut: dracut (a linux-initramfs-tool, so initramfs-tools is never installed) comes in
 # with the kernel, and the files under tools/lab_image/dracut/ replace etc/initramfs-tools/.
 DRACUT_PACKAGES = ["dracut"]
-# The vm scenario's own tools (never installed by the collection), installed with the kernel: lvm2 and
-# fdisk write the signatures the refusal tests must respect, util-linux-extra has fincore, Debian's node_exporter reads
+# The vm scenario's own tools (never installed by the collection), installed with the kernel: lvm2, fdisk and
+# btrfs-progs write the signatures and build the holders the refusal tests must respect, util-linux-extra has fincore, Debian's node_exporter reads
 # the metrics collector's file (test_metrics.py; disabled below, the test starts it). In the chroot they take
 # seconds; installed in the emulated guest they took 8 minutes of every CI entry (node_exporter alone about 2).
-LAB_TOOLS_PACKAGES = ["lvm2", "fdisk", "util-linux-extra", "prometheus-node-exporter"]
+LAB_TOOLS_PACKAGES = ["lvm2", "fdisk", "btrfs-progs", "util-linux-extra", "prometheus-node-exporter"]
 ROOTFS_SIZE = "4G"
 # The root disk: an MBR partition table, GRUB's boot.img in the MBR, its core.img in the gap
 # before the first partition (sectors 1..2047), the ext4 root filesystem in partition 1.

@@ -8,7 +8,9 @@ Each case adds a second array `extra` on the blank lab_disks[9:11] (or breaks th
 iotune.storage.tune as a subprocess. Every run must fail naming the key, report changed=0, and leave the
 host as it was: no /dev/md/extra, the blank disks still blank, fstab, mdadm.conf and the udev rules
 unchanged. The host-side cases (aliases of one disk, two paths to one disk, a disk that only looks blank, a
-partition of a disk in use, a non-empty directory, a foreign fstab line) are caught by the storage_preflight module.
+partition of a disk in use, a PV of an active LVM volume group and the second device of a mounted btrfs, both opted in
+to wiping, a non-empty directory, a foreign fstab line) are caught by the storage_preflight module. Where a case holds
+data (the logical volume, the btrfs), its checksum is compared afterwards.
 """
 
 from __future__ import annotations
@@ -66,6 +68,11 @@ def extra(disks, **changes):
 # one blank disk image on two SCSI paths with one serial and WWN (`tools/lab twin-disk`: a SAN LUN through two
 # HBAs without dm-multipath); its kernel names, filled in by the twin fixture
 TWIN = {"serial": "twinlun1", "paths": []}
+# two blank disks hot-plugged for a two-device btrfs mounted from the first (`tools/lab twin-disk --paths 1`); the
+# plan lists the second, which is neither mounted nor held: only the kernel's /sys/fs/btrfs/<fsid> says it is in use
+BTRFS = {"serials": ["btrfsdev1", "btrfsdev2"], "paths": [], "mount": "/mnt/iotune-btrfs"}
+# a logical volume, not mounted, in the volume group on lab_disks[5] (prepare_refusals.yml): the PV is held by dm
+LV = "/dev/iotune_probe/held"
 
 
 CASES = [
@@ -97,6 +104,12 @@ CASES = [
     ("partition-of-a-disk-in-use", lambda d, k: {"arrays": [extra(d, devices=[d[8]["by_id"] + "-part2",
                                                                               d[9]["by_id"]])]},
      "which is in use"),
+    ("pv-of-an-active-volume-group", lambda d, k: {"arrays": [extra(d, devices=[d[5]["by_id"], d[9]["by_id"]],
+                                                                    wipe_devices=[d[5]["by_id"]])]},
+     "held by LVM logical volume iotune_probe-held (/dev/dm-"),
+    ("second-device-of-a-mounted-btrfs", lambda d, k: {"arrays": [extra(d, devices=[BTRFS["paths"][1], d[9]["by_id"]],
+                                                                        wipe_devices=[BTRFS["paths"][1]])]},
+     "a device of the mounted btrfs filesystem"),
     ("non-empty-directory", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/olddata")]},
      "/srv/olddata is not empty (1 entries: keep.txt)"),
     ("variable-typo", lambda d, k: {"vars": {"iotune_profle": "mongodb"}},
@@ -137,7 +150,35 @@ def twin(host):
 
 
 @pytest.fixture(scope="module")
-def refusals(subrun, host, disks, kname, converged, traps, twin, tmp_path_factory):
+def held(host, disks):
+    """A logical volume with 4 MiB of random data in the volume group on lab_disks[5], active and not mounted; the
+    sha256 of the volume and of the btrfs file (mounted from the first of two hot-plugged disks); removed after."""
+    host.run_expect([0], "lvcreate -q -y -n held -L 8M iotune_probe >/dev/null && "
+                         "head -c 4194304 /dev/urandom | dd of=%s bs=1M oflag=direct status=none" % LV)
+    for serial in BTRFS["serials"]:
+        lab("twin-disk", VM, "--serial", serial, "--paths", "1", "--size", "256M")
+    try:
+        listing = "lsblk -dnpo NAME,SERIAL | awk '$2 == \"%s\" {print $1}'"
+        host.run_expect([0], "for i in $(seq 30); do [ -n \"$(%s)\" ] && [ -n \"$(%s)\" ] && exit 0; sleep 1; done; "
+                        "exit 1" % tuple(listing % s for s in BTRFS["serials"]))
+        BTRFS["paths"] = [host.check_output(listing % s) for s in BTRFS["serials"]]
+        host.run_expect([0], "mkfs.btrfs -q -f %s %s && udevadm settle && mkdir -p %s && mount %s %s && "
+                             "head -c 4194304 /dev/urandom > %s/data.bin && sync"
+                        % (BTRFS["paths"][0], BTRFS["paths"][1], BTRFS["mount"], BTRFS["paths"][0], BTRFS["mount"],
+                           BTRFS["mount"]))
+        yield held_sums(host)
+    finally:
+        host.run("umount %s; rmdir %s; lvremove -q -y iotune_probe/held", BTRFS["mount"], BTRFS["mount"])
+        for serial in BTRFS["serials"]:
+            lab("twin-disk", VM, "--serial", serial, "--remove")
+
+
+def held_sums(host):
+    return host.check_output("sha256sum %s %s/data.bin | cut -d' ' -f1", LV, BTRFS["mount"]).split()
+
+
+@pytest.fixture(scope="module")
+def refusals(subrun, host, disks, kname, converged, traps, twin, held, tmp_path_factory):
     """Every case in one ansible-playbook run, each as an alias of the VM with its variables (SubRun.run_cases):
     one controller start instead of one per case; each alias fails or passes on its own."""
     mount_busy_disk(host)
@@ -153,12 +194,13 @@ def refusals(subrun, host, disks, kname, converged, traps, twin, tmp_path_factor
     # the host after all the cases (each test checks it: one read instead of one per case, the same proof)
     found["host"] = {"fingerprint": host.check_output(FINGERPRINT), "md_extra": host.file("/dev/md/extra").exists,
                      "blkid": [host.run("blkid -p %s", d["by_id"]).rc for d in disks[9:11]],
-                     "twin": host.check_output("sha256sum %s %s | cut -d' ' -f1", *TWIN["paths"]).split()}
+                     "twin": host.check_output("sha256sum %s %s | cut -d' ' -f1", *TWIN["paths"]).split(),
+                     "held": held_sums(host)}
     return found
 
 
 @pytest.mark.parametrize("case, expected", [(c[0], c[2]) for c in CASES], ids=[c[0] for c in CASES])
-def test_refused_before_any_change(refusals, traps, twin, case, expected):
+def test_refused_before_any_change(refusals, traps, twin, held, case, expected):
     messages, changed, stats = refusals[case]
     assert stats.get("failures"), (messages, refusals[None][-3000:])
     assert changed == 0
@@ -171,6 +213,8 @@ def test_refused_before_any_change(refusals, traps, twin, case, expected):
     assert refusals["host"]["blkid"] == [2, 2]
     # the twin disk read the same bytes on both paths before and after (blank: refused for its identity alone)
     assert refusals["host"]["twin"] == [twin, twin]
+    # the logical volume and the btrfs file as they were (refused for who holds them, even opted in to wiping)
+    assert refusals["host"]["held"] == held
 
 
 def test_the_valid_plan_still_passes_the_preflight(subrun, converged, traps):

@@ -455,6 +455,17 @@ def test_a_hold_the_plan_keeps_or_releases_is_no_problem(host):
     assert pf.dropped_holds(host.view(), keep=['cassandra'], release=[]) == []
 
 
+def test_a_hold_moved_with_its_filesystem_is_no_problem(host):
+    # move_from: /var/lib/cassandra -> /srv/cassandra; the plan's mount_holds account for the old path too
+    holding(host, 'cassandra.service', '/var/lib/cassandra')
+    host.mount('9:127', '/var/lib/cassandra')
+    moved = {'cassandra.service': ['/srv/cassandra', '/var/lib/cassandra']}
+    assert pf.dropped_holds(host.view(), keep=['cassandra'], release=[], mounts=moved) == []
+    # negative control: without the move the plan holds the unit elsewhere only
+    assert pf.dropped_holds(host.view(), keep=['cassandra'], release=[],
+                            mounts={'cassandra.service': ['/srv/cassandra']})
+
+
 def test_main_refuses_a_dropped_hold_before_any_change(main_on_host, capsys):
     # an array built by an earlier run, mounted on /srv/logs, left out of this plan with its service
     holding(main_on_host, 'iotune-standin.service', '/srv/logs')

@@ -15,6 +15,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.filter.tune_plan import tune_plan
+from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.plugin_utils.plan import (
     PlanError, build_plan, normalise_mountpoint, strict_int)
 
@@ -330,3 +331,12 @@ def test_mount_holds_name_each_unit_with_its_mount_points():
     assert plan['mount_holds'] == {'cassandra.service': ['/var/lib/cassandra', '/srv/logs'],
                                    'kafka.service': ['/srv/logs']}
     assert build_plan('cassandra', profile_data(), {}, [])['mount_holds'] == {}
+
+
+def test_a_move_accounts_for_the_old_mount_point_of_its_services():
+    # move_from: the xfs role moves the holds with the filesystem; the preflight must not call them dropped
+    plan = build_plan('cassandra', profile_data(), {}, arrays(mountpoint='/srv/cassandra', move_from='/var/lib/cassandra',
+                                                              services=['cassandra']))
+    assert plan['mount_holds'] == {'cassandra.service': ['/srv/cassandra', '/var/lib/cassandra']}
+    # the drop-in the xfs role writes names the new path only
+    assert [f['content'].split('=')[1] for f in mount_holds.files(plan['xfs_filesystems'])] == ['/srv/cassandra\n']

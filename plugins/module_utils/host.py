@@ -298,6 +298,12 @@ class BlockHost:
         with open(self.path(resolved), 'rb') as f:
             return f.seek(0, os.SEEK_END)
 
+    def read_bytes(self, resolved, offset, length):
+        """``length`` bytes of the device at ``offset`` (fewer at its end)."""
+        with open(self.path(resolved), 'rb') as f:
+            f.seek(offset)
+            return f.read(length)
+
     def first_nonzero(self, resolved, offset, length):
         """Absolute offset of the first non-zero byte in [offset, offset+length), or None.
 

@@ -29,6 +29,11 @@ __metaclass__ = type
 # argument default is this; what cannot import it (its DOCUMENTATION, roles/raid0/defaults/main.yml and
 # meta/argument_specs.yml, docs/raid0.md) is compared with it by tests/unit/plugins/plugin_utils/test_rule_agreement.py.
 CHUNK_DEFAULT_KB = 512
+# The raid0 role's marker of an initramfs rebuild owed since mdadm.conf changed (option rebuild_marker; its
+# raid0_rebuild_marker default, compared with this one by test_rule_agreement.py): written, and on disk, before
+# mdadm.conf is; removed by the role once the rebuild finished. A run that crashed or was stopped in between
+# leaves it, and the next run rebuilds although mdadm.conf is in step by then (docs/safety.md, crash safety).
+REBUILD_MARKER_DEFAULT = '/var/lib/iotune-storage/initramfs-rebuild-pending'
 
 
 def argument_spec():
@@ -46,6 +51,7 @@ def argument_spec():
         allow_single_device=dict(type='bool', default=False),
         settle_timeout=dict(type='int', default=60),
         conf_path=dict(type='path'),
+        rebuild_marker=dict(type='path'),
     )
 
 
@@ -396,9 +402,15 @@ class MdadmArray:
 
     # --- mdadm.conf --------------------------------------------------------------------------------
     def update_conf(self, result):
-        """Keep conf_path in step with the array: stale lines out, the ARRAY line in once. Returns a diff."""
+        """Keep conf_path in step with the array: stale lines out, the ARRAY line in once. Returns a diff.
+
+        With ``rebuild_marker``, the marker is written (and on disk) before mdadm.conf changes, and
+        ``rebuild_pending`` says whether a rebuild of the initramfs is owed: mdadm.conf changes now, or an earlier
+        run changed it and did not get to the end of its rebuild (the marker is still there)."""
         path = self.p.get('conf_path')
+        marker = self.p.get('rebuild_marker')
         result['conf_changed'] = False
+        result['rebuild_pending'] = bool(marker) and os.path.exists(marker)
         if not path:
             return None
         try:
@@ -418,9 +430,21 @@ class MdadmArray:
             return None
         after = md.conf_update(before or '', self.name, result.get('uuid'), wanted)
         result['conf_changed'] = True
+        result['rebuild_pending'] = bool(marker)
         if not self.check_mode:
+            if marker and not os.path.exists(marker):
+                self.write_marker(marker, path)
             self.write_file(path, after)
         return {'before_header': path, 'after_header': path, 'before': before or '', 'after': after}
+
+    def write_marker(self, marker, conf_path):
+        """The rebuild marker, fsynced before mdadm.conf changes (files.write_text)."""
+        try:
+            files.write_text(marker, '%s changed: the initramfs that carries a copy of it is rebuilt by the next run of '
+                             'the iotune.storage.raid0 role, which then removes this file\n' % conf_path,
+                             self.replace, mode=0o600, prefix='.initramfs-rebuild-pending.')
+        except (IOError, OSError) as e:
+            raise ArrayError('cannot write %s: %s' % (marker, e))
 
     def write_file(self, path, text):
         """Write ``text`` to ``path`` atomically (module_utils/files.py; mode 0644 when the file is new)."""

@@ -113,6 +113,9 @@ def raid0_call(module, view, options):
                for what in ('created', 'assembled', 'stopped') if result[what]]
     if result['conf_changed']:
         reasons.extend(array.conf_problems)
+    elif result.get('rebuild_pending'):
+        reasons.append('an initramfs rebuild is owed (%s: mdadm.conf changed in a run that did not finish its '
+                       'rebuild)' % params['rebuild_marker'])
     reasons.extend('warning: %s' % w for w in module_like.warnings)
     return result, reasons
 

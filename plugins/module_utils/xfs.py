@@ -116,11 +116,32 @@ def check_alignment(geom, su_kb, sw):
     return problems
 
 
-def mkfs_argv(mkfs, device, label, su_kb, sw):
+def mkfs_argv(mkfs, device, label, su_kb, sw, uuid=None, force=False):
+    """mkfs.xfs's argv; ``uuid`` sets the new filesystem's UUID (``-m uuid=``), ``force`` (``-f``) only for a
+    filesystem this module's own interrupted mkfs left (xfs_format.XfsFilesystem decides)."""
     argv = [mkfs]
+    if force:
+        argv.append('-f')
     if label:
         argv += ['-L', label]
     if su_kb:
         argv += ['-d', 'su=%dk,sw=%d' % (su_kb, sw)]
+    if uuid:
+        argv += ['-m', 'uuid=%s' % uuid]
     argv.append(device)
     return argv
+
+
+# struct xfs_dsb: sb_inprogress, the byte mkfs.xfs sets while it writes a filesystem (and offline tools while they
+# change one); the kernel refuses to mount a filesystem that has it ("Offline file system operation in progress")
+SB_INPROGRESS_OFFSET = 126
+
+
+def sb_inprogress(read_bytes, path):
+    """Whether the XFS primary superblock on ``path`` says an offline operation (mkfs) did not finish;
+    ``read_bytes(path, offset, length)`` -> bytes. None when it cannot be read."""
+    try:
+        data = read_bytes(path, SB_INPROGRESS_OFFSET, 1)
+    except (IOError, OSError):
+        return None
+    return bool(data and data[0:1] != b'\x00') if data is not None else None

@@ -33,6 +33,7 @@ def argument_spec():
         mount_options=dict(type='str'),
         move_from=dict(type='str'),
         fstab=dict(type='path', default='/etc/fstab'),
+        mkfs_marker=dict(type='path'),
     )
 
 

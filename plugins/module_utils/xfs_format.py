@@ -11,11 +11,21 @@ of ephemeral arrays (module_utils/ephemeral.py) run the same checks.
 
 from __future__ import annotations
 
+import json
+import os
+import uuid as uuid_mod
+
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import files
 from ansible_collections.iotune.storage.plugins.module_utils import xfs
 from ansible_collections.iotune.storage.plugins.module_utils.rules import XFS_LABEL_MAX, valid_chunk_kb, valid_xfs_label
 
 __metaclass__ = type
+
+
+# The xfs role's marker of a mkfs in progress (option mkfs_marker; its xfs_mkfs_marker default, compared with this
+# one by test_rule_agreement.py).
+MKFS_MARKER_DEFAULT = '/var/lib/iotune-storage/mkfs-pending'
 
 
 class FsError(Exception):
@@ -69,6 +79,41 @@ class XfsFilesystem:
                 texts.append(text)
             raise FsError('not creating XFS: %s' % ' | '.join(texts))
 
+    # --- the mkfs marker: an interrupted mkfs of this module is made again, anything else is refused ---------------
+    def pending_mkfs(self, dev):
+        """The marker of a mkfs this module started on ``dev`` and never saw finish ({md_uuid, fs_uuid}), or None.
+        Only an md array is recognised, by the UUID the kernel shows for it (md/uuid): the same array, not one
+        made again since (a kernel name can change across the crash's boot, an array's UUID cannot)."""
+        marker = self.p.get('mkfs_marker')
+        if not marker or not os.path.exists(marker):
+            return None
+        try:
+            with open(marker) as f:
+                pending = json.load(f)
+        except (IOError, OSError, ValueError):
+            return None
+        md_uuid = self.view.sys_read(dev.kname, 'md/uuid') if dev.kname.startswith('md') else None
+        if not md_uuid or not isinstance(pending, dict) or pending.get('md_uuid') != md_uuid:
+            return None
+        return pending
+
+    def write_marker(self, dev, fs_uuid):
+        marker = self.p.get('mkfs_marker')
+        if not marker:
+            return
+        body = {'device': dev.resolved, 'md_uuid': self.view.sys_read(dev.kname, 'md/uuid'), 'fs_uuid': fs_uuid}
+        try:
+            files.write_text(marker, json.dumps(body) + '\n', mode=0o600, prefix='.mkfs-pending.')
+        except (IOError, OSError) as e:
+            raise FsError('cannot write %s: %s' % (marker, e))
+
+    def remove_marker(self, pending):
+        if pending is not None or (self.p.get('mkfs_marker') and os.path.exists(self.p['mkfs_marker'])):
+            try:
+                os.unlink(self.p['mkfs_marker'])
+            except FileNotFoundError:
+                pass
+
     def read_geometry(self, path):
         if not self.bins.get('xfs_info'):
             return {}
@@ -98,7 +143,23 @@ class XfsFilesystem:
         dev = ds.resolve(self.view, p['device'])
         exp = self.expected(dev)
         probe = self.view.blkid_probe(dev.resolved)
-        if probe.get('TYPE') == 'xfs':
+        pending = self.pending_mkfs(dev)
+        remake = False
+        if probe.get('TYPE') == 'xfs' and xfs.sb_inprogress(self.view.read_bytes, dev.resolved):
+            # the kernel will not mount it: a mkfs (or an offline xfs_admin/xfs_repair change) did not finish
+            if pending is None or probe.get('UUID') != pending.get('fs_uuid'):
+                raise FsError('%s holds an XFS filesystem (UUID %s) whose superblock says an offline operation did not '
+                              'finish (sb_inprogress): the kernel refuses to mount it. It is not a mkfs of this module '
+                              'that was interrupted (no marker %s names this array and filesystem); if it is an '
+                              'interrupted mkfs, wipe it (wipefs -a %s) and run again; if it is a filesystem with data, '
+                              'finish its xfs_repair or xfs_admin first'
+                              % (dev.label, probe.get('UUID'), p.get('mkfs_marker') or '(no mkfs_marker given)',
+                                 dev.resolved))
+            remake = True
+        elif probe.get('TYPE') == 'xfs':
+            if pending is not None and not self.check_mode:
+                self.remove_marker(pending)           # the mkfs finished before the crash: the marker is stale
+        if probe.get('TYPE') == 'xfs' and not remake:
             if p['label'] is not None and probe.get('LABEL', '') != p['label']:
                 raise FsError('%s already has an XFS filesystem (UUID %s) labelled %r, wanted %r; it is left '
                               'alone and not relabelled' % (dev.label, probe.get('UUID'), probe.get('LABEL', ''),
@@ -113,17 +174,25 @@ class XfsFilesystem:
                               % (dev.label, probe.get('UUID'), '; '.join(problems)), geometry=geom, expected=exp)
             return self.result(dev, uuid=probe.get('UUID'), label=probe.get('LABEL'), expected=exp, geometry=geom)
 
-        self.check_writable(dev)
-        argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'])
+        if pending is None or probe.get('TYPE') and not remake or ds.usage(self.view, dev):
+            # in use, or another signature than this module's half-made XFS: refused whatever the marker says
+            self.check_writable(dev)
+        # with the marker of this array, what is on it is this module's own interrupted mkfs (a superblock in
+        # progress, or blocks written before it): made again (-f over the half-made superblock)
+        fs_uuid = str(uuid_mod.uuid4()) if p.get('mkfs_marker') else None
+        argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'],
+                             uuid=fs_uuid, force=pending is not None)
         if self.check_mode:
             if not self.bins.get('mkfs.xfs'):
                 self.warn('mkfs.xfs is not installed yet (package xfsprogs)')
             return self.result(dev, created=True, expected=exp, cmd=argv)
         if not self.bins.get('mkfs.xfs'):
             raise FsError('mkfs.xfs is not installed; install the xfsprogs package first')
+        self.write_marker(dev, fs_uuid)
         rc, out, err = self.run(argv)
         if rc != 0:
             raise FsError('mkfs.xfs on %s failed (rc=%s): %s' % (dev.label, rc, (err or out).strip()), cmd=argv)
+        self.remove_marker(pending)
         if self.bins.get('udevadm'):
             self.run([self.bins['udevadm'], 'settle'])
         probe = self.view.blkid_probe(dev.resolved, fresh=True)

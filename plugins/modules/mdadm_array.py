@@ -143,6 +143,15 @@ options:
         with mode 0644. RV(conf_changed) tells whether the initramfs (which carries a copy) needs a rebuild.
       - Unset (the default) leaves mdadm.conf alone.
     type: path
+  rebuild_marker:
+    description:
+      - A file that records an initramfs rebuild owed since O(conf_path) changed. When mdadm.conf is about to
+        change it is written first (mode 0600, flushed to disk before mdadm.conf is written), and RV(rebuild_pending)
+        stays V(true) while it exists. A run that crashed or was stopped between the change and the end of the
+        rebuild leaves it, and the next run rebuilds although mdadm.conf is in step by then. The caller removes it
+        once the rebuild finished (the P(iotune.storage.raid0#role) role does, with its C(raid0_rebuild_marker)).
+      - Unset (the default) writes no marker; RV(rebuild_pending) is then always V(false).
+    type: path
 notes:
   - Runs C(mdadm), C(blkid), C(wipefs), C(blockdev) and C(udevadm) with argument lists, never through a shell.
   - C(mdadm --create) is run with C(--run) because mdadm's confirmation prompt answers "no" without a
@@ -276,6 +285,13 @@ wiped:
   elements: str
 conf_changed:
   description: Whether O(conf_path) was (or in check mode would be) changed; V(false) without O(conf_path).
+  returned: always
+  type: bool
+rebuild_pending:
+  description:
+    - Whether a rebuild of the initramfs is owed (or in check mode would be) with O(rebuild_marker) set:
+      mdadm.conf changes in this call, or the marker of an earlier change is still there. V(false) without
+      O(rebuild_marker).
   returned: always
   type: bool
 initramfs_generator:

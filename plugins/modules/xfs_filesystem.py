@@ -93,6 +93,17 @@ options:
     description: Path of the fstab file read for RV(fstab_elsewhere).
     type: path
     default: /etc/fstab
+  mkfs_marker:
+    description:
+      - A file that records a C(mkfs.xfs) in progress on an md array (the array's UUID as the kernel shows it in
+        C(md/uuid), and the UUID given to the new filesystem with C(-m uuid=)). It is written (and flushed to
+        disk) before mkfs runs and removed once mkfs finished.
+      - After a crash in between, the next call finds an XFS whose superblock says mkfs did not finish
+        (C(sb_inprogress); the kernel refuses to mount it), or blocks written before its superblock, on the same
+        array: it makes the filesystem again (C(-f)), and only then. A half-made XFS that the marker does not name
+        (another array, another filesystem UUID, no marker) is refused before any change.
+      - Unset (the default) writes no marker; a half-made XFS is then always refused.
+    type: path
 notes:
   - Runs C(blkid), C(wipefs), C(mkfs.xfs) and C(xfs_info) with argument lists, never through a shell.
   - Mounting is left to M(ansible.posix.mount) (the P(iotune.storage.xfs#role) role mounts by UUID).

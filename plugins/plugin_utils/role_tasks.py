@@ -92,6 +92,12 @@ def conf_changed(results):
     return any(r.get('conf_changed') and (r.get('item') or {}).get('ephemeral') is not True for r in results)
 
 
+def rebuild_pending(results):
+    """Whether a call reports an initramfs rebuild owed by an earlier run (its rebuild marker is still there: the run
+    that changed mdadm.conf crashed or stopped before its rebuild finished); ephemeral arrays carry no marker."""
+    return any(r.get('rebuild_pending') and (r.get('item') or {}).get('ephemeral') is not True for r in results)
+
+
 def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, check_mode=False):
     """What the raid0 role does after its calls, from ``module`` (raid0_module: the calls' results, or the
     preflight's on a skip), the find of the generators (``found``), the registered deferred configure
@@ -100,7 +106,8 @@ def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, chec
     if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
         raise RoleTaskError('the results of the mdadm_array calls must be a list of dicts, got %r' % (results,))
     is_deferred = bool(changed_test(deferred or {}))
-    rebuild = not check_mode and (is_deferred or (to_bool(update_initramfs) and conf_changed(results)))
+    rebuild = not check_mode and (is_deferred or (to_bool(update_initramfs) and (conf_changed(results)
+                                                                                 or rebuild_pending(results))))
     names = generators(results, found or [])
     if is_deferred:
         argv = ['dpkg', '--triggers-only', '--pending']

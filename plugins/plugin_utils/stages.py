@@ -33,7 +33,9 @@ def _need(inputs, *keys):
 
 
 def raid0_calls(inputs):
-    """mdadm_array options per array, as the raid0 role's task passes them (``conf_path`` when given)."""
+    """mdadm_array options per array, as the raid0 role's task passes them (``conf_path`` when given;
+    ``rebuild_marker`` when given and ``update_initramfs`` is true, for the arrays the initramfs assembles: not an
+    ephemeral one, which its boot unit brings back in the real root)."""
     _need(inputs, 'arrays', 'chunk_kb', 'homehost')
     calls = []
     for a in inputs['arrays']:
@@ -46,6 +48,9 @@ def raid0_calls(inputs):
                      'allow_single_device': a.get('allow_single_device', False)})
         if inputs.get('conf_path') is not None:
             call['conf_path'] = inputs['conf_path']
+        if inputs.get('rebuild_marker') and to_bool(inputs.get('update_initramfs', True)) and \
+                a.get('ephemeral') is not True:
+            call['rebuild_marker'] = inputs['rebuild_marker']
         calls.append(call)
     return calls
 
@@ -86,6 +91,8 @@ def xfs_calls(inputs):
                                                    inputs['device_timeout'])
         if fs.get('move_from'):
             call['move_from'] = fs['move_from']
+        if inputs.get('mkfs_marker'):
+            call['mkfs_marker'] = inputs['mkfs_marker']
         calls.append(call)
     return calls
 

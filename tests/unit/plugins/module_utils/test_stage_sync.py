@@ -133,6 +133,18 @@ def test_array_line_missing_from_mdadm_conf(host):
         == not_in_sync(host, 'raid0')
 
 
+def test_a_rebuild_owed_by_an_interrupted_run_is_not_in_sync(host, tmp_path):
+    # mdadm.conf is in step, but the run that changed it crashed before its initramfs rebuild finished
+    given = stages(host)
+    marker = tmp_path / 'initramfs-rebuild-pending'
+    given['raid0'][0]['rebuild_marker'] = str(marker)
+    assert check(host, given)[2] == {}                      # negative control: no marker, in sync
+    marker.write_text('pending\n')
+    assert not_in_sync(host, 'raid0', given) == ('an initramfs rebuild is owed (%s: mdadm.conf changed in a run that '
+                                                 'did not finish its rebuild)' % marker)
+    assert marker.exists()                                  # a check never writes or removes
+
+
 def test_an_array_that_differs_is_a_failure_of_the_stage(host):
     given = stages(host)
     given['raid0'][0]['chunk_kb'] = 512

@@ -468,6 +468,37 @@ def test_conf_path_creates_a_missing_file_0644_and_check_mode_writes_nothing(hos
     assert oct(conf.stat().st_mode & 0o777) == '0o644'
 
 
+def test_the_rebuild_marker_is_on_disk_before_mdadm_conf_changes(host, tmp_path):
+    # a crash between the two writes leaves the marker: the next run rebuilds the initramfs
+    running(host)
+    conf = tmp_path / 'mdadm.conf'
+    marker = tmp_path / 'state' / 'initramfs-rebuild-pending'
+    order = []
+    arr = array(host, conf_path=str(conf), rebuild_marker=str(marker))[0]
+    arr.replace = lambda src, dest: (order.append(os.path.basename(dest)), os.rename(src, dest))
+    result, dummy = arr.converge()
+    assert order == ['initramfs-rebuild-pending', 'mdadm.conf'], order
+    assert result['conf_changed'] and result['rebuild_pending'] and marker.exists()
+    assert oct(marker.stat().st_mode & 0o777) == '0o600'
+    # the next run (mdadm.conf in step by then) still owes the rebuild while the marker is there; no new write
+    order.clear()
+    again, dummy = arr.converge()
+    assert not again['conf_changed'] and again['rebuild_pending'] and order == []
+    marker.unlink()                                       # the raid0 role, after the rebuild
+    done, dummy = arr.converge()
+    assert not done['conf_changed'] and not done['rebuild_pending']
+
+
+def test_check_mode_and_no_marker_option_write_no_marker(host, tmp_path):
+    running(host)
+    conf = tmp_path / 'mdadm.conf'
+    marker = tmp_path / 'initramfs-rebuild-pending'
+    result, dummy = array(host, check_mode=True, conf_path=str(conf), rebuild_marker=str(marker))[0].converge()
+    assert result['conf_changed'] and result['rebuild_pending'] and not marker.exists() and not conf.exists()
+    result, dummy = array(host, conf_path=str(conf))[0].converge()
+    assert result['conf_changed'] and result['rebuild_pending'] is False and not marker.exists()
+
+
 def test_without_conf_path_mdadm_conf_is_not_touched(host):
     running(host)
     result, diffs = array(host)[0].converge()

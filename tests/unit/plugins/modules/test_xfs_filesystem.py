@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import xfs_filesystem as mod
 from ansible_collections.iotune.storage.plugins.module_utils import xfs_call
+from ansible_collections.iotune.storage.plugins.module_utils import xfs_format
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module
 
@@ -311,3 +313,89 @@ def test_main_argument_spec_refuses(main_on_host, capsys, args, fragment):
     code, result = run_module(mod, args, capsys)
     assert code == 1 and fragment in result['msg'], result['msg']
     assert main_on_host.calls == []
+
+
+# --- mkfs_marker: an interrupted mkfs of this module is made again, nothing else (issue 23, crash safety) ---------
+MD_UUID = '112f3710-0d6b-a5f6-cd81-8acf309422ef'
+HALF_MADE = 'e4e59f52-e8a9-40a4-a3b4-d1a0d117547c'
+NEW = '0b7e0000-0000-4000-8000-000000000011'
+
+
+@pytest.fixture
+def marked(host, tmp_path, monkeypatch):
+    """md127 with its kernel UUID; mkfs.xfs given NEW as the filesystem UUID; the marker's path."""
+    host.write('sys/class/block/md127/md/uuid', MD_UUID + '\n')
+    monkeypatch.setattr(xfs_format.uuid_mod, 'uuid4', lambda: NEW)
+    host.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt'))
+    return tmp_path / 'state' / 'mkfs-pending'
+
+
+def half_made(host, in_progress=True):
+    """An XFS superblock at 0 whose sb_inprogress byte (offset 126) says mkfs did not finish."""
+    host.content('md127', {0: b'XFSB', 126: b'\x01' if in_progress else b'\x00', 4096 * 16: b'\x01'}, size_bytes=4 << 30)
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=%s\nTYPE=xfs\nLABEL=data\n' % HALF_MADE)
+
+
+def mkfs_with(force):
+    return (['/sbin/mkfs.xfs'] + (['-f'] if force else []) + ['-L', 'data', '-d', 'su=256k,sw=4', '-m',
+                                                                'uuid=%s' % NEW, '/dev/md127'])
+
+
+def test_the_marker_names_the_array_and_the_new_uuid_while_mkfs_runs(host, marked):
+    seen = []
+
+    def mkfs(argv):
+        seen.append(json.loads(marked.read_text()))
+        return after_mkfs(host)(argv)
+    host.on(mkfs_with(force=False), mkfs)
+    res = fs(host, mkfs_marker=str(marked))[0].apply()
+    assert res['created'] and host.ran(['/sbin/mkfs.xfs']) == [mkfs_with(force=False)]
+    assert seen == [{'device': '/dev/md127', 'md_uuid': MD_UUID, 'fs_uuid': NEW}]
+    assert not marked.exists()                      # removed once mkfs finished
+
+
+def test_an_interrupted_mkfs_of_this_array_is_made_again(host, marked):
+    half_made(host)
+    marked.parent.mkdir()
+    marked.write_text(json.dumps({'device': '/dev/md126', 'md_uuid': MD_UUID, 'fs_uuid': HALF_MADE}))
+    check, dummy = fs(host, check_mode=True, mkfs_marker=str(marked))
+    assert check.apply()['created'] and host.ran(['/sbin/mkfs.xfs']) == [] and marked.exists()
+    host.on(mkfs_with(force=True), after_mkfs(host))
+    res = fs(host, mkfs_marker=str(marked))[0].apply()
+    assert res['created'] and host.ran(['/sbin/mkfs.xfs']) == [mkfs_with(force=True)]
+    assert not marked.exists()
+
+
+def test_blocks_written_before_the_superblock_are_made_again_with_the_marker_only(host, marked):
+    host.content('md127', {4096 * 16: b'\x01'}, size_bytes=4 << 30)      # no signature, not blank
+    with pytest.raises(mod.FsError) as e:
+        fs(host, mkfs_marker=str(marked))[0].apply()
+    assert 'non-zero data' in str(e.value) and host.ran(['/sbin/mkfs.xfs']) == []
+    marked.parent.mkdir()
+    marked.write_text(json.dumps({'device': '/dev/md127', 'md_uuid': MD_UUID, 'fs_uuid': HALF_MADE}))
+    host.on(mkfs_with(force=True), after_mkfs(host))
+    assert fs(host, mkfs_marker=str(marked))[0].apply()['created']
+
+
+@pytest.mark.parametrize('marker', [None, {'md_uuid': 'another-array', 'fs_uuid': HALF_MADE},
+                                    {'md_uuid': MD_UUID, 'fs_uuid': 'another-filesystem'}])
+def test_a_half_made_xfs_the_marker_does_not_name_is_refused_before_any_change(host, marked, marker):
+    # an xfs_admin or xfs_repair of a filesystem with data may leave sb_inprogress too: never made again
+    half_made(host)
+    if marker is not None:
+        marked.parent.mkdir()
+        marked.write_text(json.dumps(marker))
+    with pytest.raises(mod.FsError) as e:
+        fs(host, mkfs_marker=str(marked))[0].apply()
+    assert ('holds an XFS filesystem (UUID %s) whose superblock says an offline operation did not finish '
+            '(sb_inprogress)' % HALF_MADE) in str(e.value)
+    assert host.ran(['/sbin/mkfs.xfs']) == []
+
+
+def test_a_complete_xfs_left_by_a_crash_after_mkfs_is_kept_and_its_marker_goes(host, marked):
+    half_made(host, in_progress=False)
+    marked.parent.mkdir()
+    marked.write_text(json.dumps({'device': '/dev/md127', 'md_uuid': MD_UUID, 'fs_uuid': HALF_MADE}))
+    res = fs(host, mkfs_marker=str(marked))[0].apply()
+    assert not res['created'] and res['uuid'] == HALF_MADE and host.ran(['/sbin/mkfs.xfs']) == []
+    assert not marked.exists()

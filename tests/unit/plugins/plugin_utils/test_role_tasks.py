@@ -100,6 +100,16 @@ def test_an_ephemeral_arrays_line_alone_rebuilds_nothing():
     assert raid0_outcome({'results': [{'item': {'name': 'd'}, 'conf_changed': True}]})['rebuild'] is True
 
 
+def test_a_rebuild_owed_by_an_interrupted_run_is_made_now():
+    # mdadm.conf in step (conf_changed false), the marker of the last change still there: rebuild
+    module = {'results': [result('data', rebuild_pending=True, initramfs_generator='dracut')]}
+    got = raid0_outcome(module, deferred={'skipped': True})
+    assert got['rebuild'] and got['argv'] == ['dracut', '-f']
+    assert raid0_outcome(module, update_initramfs=False)['rebuild'] is False
+    assert raid0_outcome(module, check_mode=True)['rebuild'] is False
+    assert raid0_outcome({'results': [result('data', initramfs_generator='dracut')]})['rebuild'] is False
+
+
 def test_a_deferred_install_rebuilds_with_the_pending_trigger():
     got = raid0_outcome({'results': []}, deferred={'changed': True}, update_initramfs=False)
     assert got['rebuild'] and got['deferred'] and got['find_generator']
@@ -237,3 +247,14 @@ def test_the_report_messages():
     assert got['summary'][0] == '2 host(s): 0 ok, 0 drift, 1 unreachable, 1 error' and got['summary'][-1] == 'reports in /r'
     assert got['not_ok'] == 'a=unreachable, b=error'
     assert got['files'] == {'json': 'storage_audit.json', 'markdown': 'storage_audit.md', 'html': 'storage_audit.html'}
+
+
+def test_the_raid0_calls_carry_the_rebuild_marker_for_the_arrays_the_initramfs_assembles():
+    from ansible_collections.iotune.storage.plugins.plugin_utils import stages  # pylint: disable=import-outside-toplevel
+    inputs = {'arrays': [{'name': 'data', 'devices': ['/dev/vdb']}, {'name': 'scratch', 'devices': ['/dev/vdc'],
+                                                                      'ephemeral': True}],
+              'chunk_kb': 512, 'homehost': 'any', 'rebuild_marker': '/var/lib/iotune-storage/m'}
+    calls = stages.raid0_calls(inputs)
+    assert [c.get('rebuild_marker') for c in calls] == ['/var/lib/iotune-storage/m', None]
+    assert [c.get('rebuild_marker') for c in stages.raid0_calls(dict(inputs, update_initramfs='no'))] == [None, None]
+    assert 'rebuild_marker' not in stages.raid0_calls(dict(inputs, rebuild_marker=None))[0]

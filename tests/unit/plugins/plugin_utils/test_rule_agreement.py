@@ -141,6 +141,28 @@ def test_the_device_timeout_default_has_one_home():
         assert '| `xfs_device_timeout` | `%s` |' % default in f.read()
 
 
+def test_the_rebuild_marker_has_one_home():
+    """The file mdadm_array writes before mdadm.conf changes and the raid0 role removes after its rebuild."""
+    default = md_array.REBUILD_MARKER_DEFAULT
+    assert (_yaml('roles', 'raid0', 'defaults', 'main.yml')['raid0_rebuild_marker'],
+            role_option('raid0', 'raid0_rebuild_marker')['default']) == (default,) * 2
+    with open(os.path.join(ROOT, 'docs', 'raid0.md')) as f:
+        assert '| `raid0_rebuild_marker` | `%s` |' % default in f.read()
+
+
+def test_the_mkfs_marker_has_one_home():
+    """The file xfs_filesystem writes before mkfs.xfs and removes after it."""
+    default = xfs_format.MKFS_MARKER_DEFAULT
+    assert (_yaml('roles', 'xfs', 'defaults', 'main.yml')['xfs_mkfs_marker'],
+            role_option('xfs', 'xfs_mkfs_marker')['default']) == (default,) * 2
+    with open(os.path.join(ROOT, 'docs', 'xfs.md')) as f:
+        assert '| `xfs_mkfs_marker` | `%s` |' % default in f.read()
+
+
+def test_the_raid0_role_and_the_tune_preflight_give_the_marker_alike(rendered):
+    assert rendered[-1]['raid0_calls'][0]['rebuild_marker'] == md_array.REBUILD_MARKER_DEFAULT
+
+
 def _chunk_in_module(chunk):
     return module_accepts(md_array.argument_spec()['chunk_kb'], chunk,
                           lambda v: not any('chunk_kb' in e for e in mdadm.validate_params('data', 0, v, '1.2', 2)))

@@ -289,8 +289,8 @@ conf_changed:
   type: bool
 rebuild_pending:
   description:
-    - Whether a rebuild of the initramfs is owed (or in check mode would be) with O(rebuild_marker) set:
-      mdadm.conf changes in this call, or the marker of an earlier change is still there. V(false) without
+    - Whether a rebuild of the initramfs is owed (or in check mode would be) with O(rebuild_marker) set, because
+      mdadm.conf changes in this call or the marker of an earlier change is still there. V(false) without
       O(rebuild_marker).
   returned: always
   type: bool

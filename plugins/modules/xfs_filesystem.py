@@ -99,8 +99,8 @@ options:
         C(md/uuid), and the UUID given to the new filesystem with C(-m uuid=)). It is written (and flushed to
         disk) before mkfs runs and removed once mkfs finished.
       - After a crash in between, the next call finds an XFS whose superblock says mkfs did not finish
-        (C(sb_inprogress); the kernel refuses to mount it), or blocks written before its superblock, on the same
-        array: it makes the filesystem again (C(-f)), and only then. A half-made XFS that the marker does not name
+        (C(sb_inprogress), which the kernel refuses to mount), or blocks written before its superblock, on the same
+        array. It makes the filesystem again (C(-f)), and only then. A half-made XFS that the marker does not name
         (another array, another filesystem UUID, no marker) is refused before any change.
       - Unset (the default) writes no marker; a half-made XFS is then always refused.
     type: path

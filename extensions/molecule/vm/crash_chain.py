@@ -82,8 +82,8 @@ FSTAB_WATCH = ('while :; do while read -r src mp rest; do [ "$mp" = "%s" ] && cr
 def lab(*args, timeout=120, check=True, stdin=None):
     proc = subprocess.run([LAB, *args], capture_output=True, text=True, timeout=timeout, check=False, input=stdin)
     if check and proc.returncode != 0:
-        raise SystemExit("tools/lab %s failed (%d): %s%s" % (" ".join(args), proc.returncode, proc.stdout,
-                                                            proc.stderr))
+        raise SystemExit("tools/lab %s failed (%d): %s%s"
+                         % (" ".join(args), proc.returncode, proc.stdout, proc.stderr))
     return proc
 
 
@@ -180,7 +180,7 @@ def watch(args, run, marks_before):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     ap.add_argument("--vm", required=True)
     ap.add_argument("--points", required=True, help="comma-separated, in order: %s" % ", ".join(POINTS))
     ap.add_argument("--record", required=True, help="the record's path on the guest (JSON)")

@@ -337,8 +337,8 @@ def half_made(host, in_progress=True):
 
 
 def mkfs_with(force):
-    return (['/sbin/mkfs.xfs'] + (['-f'] if force else []) + ['-L', 'data', '-d', 'su=256k,sw=4', '-m',
-                                                                'uuid=%s' % NEW, '/dev/md127'])
+    tail = ['-L', 'data', '-d', 'su=256k,sw=4', '-m', 'uuid=%s' % NEW, '/dev/md127']
+    return ['/sbin/mkfs.xfs'] + (['-f'] if force else []) + tail
 
 
 def test_the_marker_names_the_array_and_the_new_uuid_while_mkfs_runs(host, marked):

@@ -251,8 +251,8 @@ def test_the_report_messages():
 
 def test_the_raid0_calls_carry_the_rebuild_marker_for_the_arrays_the_initramfs_assembles():
     from ansible_collections.iotune.storage.plugins.plugin_utils import stages  # pylint: disable=import-outside-toplevel
-    inputs = {'arrays': [{'name': 'data', 'devices': ['/dev/vdb']}, {'name': 'scratch', 'devices': ['/dev/vdc'],
-                                                                      'ephemeral': True}],
+    inputs = {'arrays': [{'name': 'data', 'devices': ['/dev/vdb']},
+                         {'name': 'scratch', 'devices': ['/dev/vdc'], 'ephemeral': True}],
               'chunk_kb': 512, 'homehost': 'any', 'rebuild_marker': '/var/lib/iotune-storage/m'}
     calls = stages.raid0_calls(inputs)
     assert [c.get('rebuild_marker') for c in calls] == ['/var/lib/iotune-storage/m', None]

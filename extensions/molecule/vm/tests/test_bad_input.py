@@ -112,6 +112,10 @@ CASES = [
      "a device of the mounted btrfs filesystem"),
     ("non-empty-directory", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/olddata")]},
      "/srv/olddata is not empty (1 entries: keep.txt)"),
+    # profile_preflight: false skips the tuning check only; the mount point checks still run
+    ("non-empty-directory-preflight-off", lambda d, k: {"arrays": [extra(d, mountpoint="/srv/olddata")],
+                                                        "vars": {"profile_preflight": False}},
+     "/srv/olddata is not empty (1 entries: keep.txt)"),
     ("variable-typo", lambda d, k: {"vars": {"iotune_profle": "mongodb"}},
      "unknown variable iotune_profle (did you mean iotune_profile?)"),
     ("sysctl-not-a-vendors", lambda d, k: {"overrides": {"kernel": {"sysctl": {"net.ipv4.ip_forward": 1}}}},

@@ -16,6 +16,7 @@ the line and booting the array is test_initramfs_boot.py and test_initramfs_fact
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -25,9 +26,13 @@ RECORD = "/var/tmp/iotune-probe/crashes.json"
 
 @pytest.fixture(scope="module")
 def record(host):
+    if not os.environ.get("IOTUNE_VM_CRASH_POINTS"):
+        pytest.skip("no crash points in this run (IOTUNE_VM_CRASH_POINTS; make molecule-vm-crashes)")
     found = host.file(RECORD)
     assert found.exists, "prepare_crashes.yml left no record at %s" % RECORD
-    return json.loads(found.content_string)
+    got = json.loads(found.content_string)
+    assert [entry["point"] for entry in got] == os.environ["IOTUNE_VM_CRASH_POINTS"].split(","), got
+    return got
 
 
 @pytest.fixture(scope="module")

@@ -234,6 +234,15 @@ class SubRun(object):
 
 
 @pytest.fixture(scope="module")
+def data_array(host):
+    """The converge's array `data` as the day-two tests give it to a run: its members by path (on the NVMe entry too,
+    where the converge chose them by EBS volume id: the same disks), chunk, mount point and services."""
+    disks = host.ansible.get_variables()["lab_disks"]
+    return {"name": "data", "devices": [d["by_id"] for d in disks[0:4]], "chunk_kb": 256,
+            "mountpoint": "/var/lib/cassandra", "services": ["cassandra", "iotune-standin"]}
+
+
+@pytest.fixture(scope="module")
 def subrun(request, host):
     return SubRun(request, host.ansible.get_variables()["inventory_hostname"])
 

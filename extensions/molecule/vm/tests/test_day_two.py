@@ -43,13 +43,6 @@ STATE = ("sha256sum %s /etc/fstab /etc/systemd/system/*.d/iotune-storage-mounts.
 
 
 @pytest.fixture(scope="module")
-def data_array(host):
-    disks = host.ansible.get_variables()["lab_disks"]
-    return {"name": "data", "devices": [d["by_id"] for d in disks[0:4]], "chunk_kb": 256,
-            "mountpoint": MOUNTPOINT, "services": ["cassandra", "iotune-standin"]}
-
-
-@pytest.fixture(scope="module")
 def probe(host):
     host.check_output("head -c 4194304 /dev/urandom > %s && sync", PROBE)
     before = host.check_output(STATE)

@@ -31,13 +31,6 @@ STATE = "sort /etc/fstab | sha256sum; cat %s; blkid -s UUID -o value /dev/md/dat
 
 
 @pytest.fixture(scope="module")
-def data_array(host):
-    disks = host.ansible.get_variables()["lab_disks"]
-    return {"name": "data", "devices": [d["by_id"] for d in disks[0:4]], "chunk_kb": 256,
-            "mountpoint": MOUNTPOINT, "services": ["cassandra", "iotune-standin"]}
-
-
-@pytest.fixture(scope="module")
 def before(host):
     """The file's checksum and the state before the move; the file and the new path removed afterwards."""
     host.check_output("head -c 4194304 /dev/urandom > %s/%s && sync", MOUNTPOINT, PROBE)

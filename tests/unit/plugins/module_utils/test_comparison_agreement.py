@@ -34,11 +34,7 @@ from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_sta
     stages,
 )
 
-PLAN = {
-    'profile': {'description': 'Cassandra data volume', 'array': {'read_ahead_kb': 8}},
-    'raid0_arrays': [{'name': 'data', 'devices': fixture.ARRAYS[0]['devices'], 'chunk_kb': 256}],
-    'xfs_filesystems': [{'device': '/dev/md/data', 'mountpoint': '/var/lib/cassandra', 'mount_options': ['noatime']}],
-}
+PLAN = fixture.DRIFT_PLAN
 # the audit's areas that each stage repairs
 STAGE_AREAS = {'raid0': ('array', 'member', 'mdadm.conf'), 'xfs': ('fstab', 'mount'),
                'block_tuning': ('readahead', 'scheduler', 'rules', 'tuning', 'tuned'), 'kernel': ('kernel',)}

@@ -18,6 +18,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import drift
 from ansible_collections.iotune.storage.plugins.plugin_utils import audit as controller
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import (
     ARRAYS,
+    DRIFT_PLAN,
     RULES,
     SYNTHETIC_PLAN,
     synthetic_facts,
@@ -26,11 +27,7 @@ from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import
     tuning,
 )
 
-PLAN = {
-    'profile': {'description': 'Cassandra data volume', 'array': {'read_ahead_kb': 8}},
-    'raid0_arrays': [{'name': 'data', 'devices': ARRAYS[0]['devices'], 'chunk_kb': 256}],
-    'xfs_filesystems': [{'device': '/dev/md/data', 'mountpoint': '/var/lib/cassandra', 'mount_options': ['noatime']}],
-}
+PLAN = DRIFT_PLAN
 
 
 def drifted(h):

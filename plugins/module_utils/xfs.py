@@ -144,4 +144,4 @@ def sb_inprogress(read_bytes, path):
         data = read_bytes(path, SB_INPROGRESS_OFFSET, 1)
     except (IOError, OSError):
         return None
-    return bool(data and data[0:1] != b'\x00') if data is not None else None
+    return bool(data) and data != b'\x00'

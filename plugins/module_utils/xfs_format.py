@@ -98,6 +98,7 @@ class XfsFilesystem:
         return pending
 
     def write_marker(self, dev, fs_uuid):
+        """The marker, flushed to disk before mkfs runs (files.write_text); none without mkfs_marker."""
         marker = self.p.get('mkfs_marker')
         if not marker:
             return
@@ -107,8 +108,8 @@ class XfsFilesystem:
         except (IOError, OSError) as e:
             raise FsError('cannot write %s: %s' % (marker, e))
 
-    def remove_marker(self, pending):
-        if pending is not None or (self.p.get('mkfs_marker') and os.path.exists(self.p['mkfs_marker'])):
+    def remove_marker(self):
+        if self.p.get('mkfs_marker'):
             try:
                 os.unlink(self.p['mkfs_marker'])
             except FileNotFoundError:
@@ -158,7 +159,7 @@ class XfsFilesystem:
             remake = True
         elif probe.get('TYPE') == 'xfs':
             if pending is not None and not self.check_mode:
-                self.remove_marker(pending)           # the mkfs finished before the crash: the marker is stale
+                self.remove_marker()                  # the mkfs finished before the crash: the marker is stale
         if probe.get('TYPE') == 'xfs' and not remake:
             if p['label'] is not None and probe.get('LABEL', '') != p['label']:
                 raise FsError('%s already has an XFS filesystem (UUID %s) labelled %r, wanted %r; it is left '
@@ -174,14 +175,15 @@ class XfsFilesystem:
                               % (dev.label, probe.get('UUID'), '; '.join(problems)), geometry=geom, expected=exp)
             return self.result(dev, uuid=probe.get('UUID'), label=probe.get('LABEL'), expected=exp, geometry=geom)
 
-        if pending is None or probe.get('TYPE') and not remake or ds.usage(self.view, dev):
-            # in use, or another signature than this module's half-made XFS: refused whatever the marker says
-            self.check_writable(dev)
         # with the marker of this array, what is on it is this module's own interrupted mkfs (a superblock in
-        # progress, or blocks written before it): made again (-f over the half-made superblock)
+        # progress, or blocks written before it): made again (-f over the half-made superblock); anything else, or a
+        # device in use, goes through the checks whatever the marker says
+        ours = pending is not None and (remake or not probe.get('TYPE'))
+        if not ours or ds.usage(self.view, dev):
+            self.check_writable(dev)
         fs_uuid = str(uuid_mod.uuid4()) if p.get('mkfs_marker') else None
         argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'],
-                             uuid=fs_uuid, force=pending is not None)
+                             uuid=fs_uuid, force=ours)
         if self.check_mode:
             if not self.bins.get('mkfs.xfs'):
                 self.warn('mkfs.xfs is not installed yet (package xfsprogs)')
@@ -192,7 +194,7 @@ class XfsFilesystem:
         rc, out, err = self.run(argv)
         if rc != 0:
             raise FsError('mkfs.xfs on %s failed (rc=%s): %s' % (dev.label, rc, (err or out).strip()), cmd=argv)
-        self.remove_marker(pending)
+        self.remove_marker()
         if self.bins.get('udevadm'):
             self.run([self.bins['udevadm'], 'settle'])
         probe = self.view.blkid_probe(dev.resolved, fresh=True)

@@ -86,16 +86,22 @@ def generators(results, found):
     return [f['path'].rsplit('/', 1)[-1] for f in found]
 
 
+def _initramfs_results(results):
+    """The results of the arrays the initramfs assembles: not an ephemeral one (its boot unit assembles or re-creates
+    it in the real root, docs/ephemeral.md; an array given without ``ephemeral`` is not one)."""
+    return [r for r in results if (r.get('item') or {}).get('ephemeral') is not True]
+
+
 def conf_changed(results):
     """Whether a call changed an ARRAY line in mdadm.conf, leaving out ephemeral arrays (their boot unit assembles
     or re-creates them in the real root, docs/ephemeral.md)."""
-    return any(r.get('conf_changed') and (r.get('item') or {}).get('ephemeral') is not True for r in results)
+    return any(r.get('conf_changed') for r in _initramfs_results(results))
 
 
 def rebuild_pending(results):
     """Whether a call reports an initramfs rebuild owed by an earlier run (its rebuild marker is still there: the run
     that changed mdadm.conf crashed or stopped before its rebuild finished); ephemeral arrays carry no marker."""
-    return any(r.get('rebuild_pending') and (r.get('item') or {}).get('ephemeral') is not True for r in results)
+    return any(r.get('rebuild_pending') for r in _initramfs_results(results))
 
 
 def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, check_mode=False):

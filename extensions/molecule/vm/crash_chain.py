@@ -214,7 +214,8 @@ def main(argv=None):
         entry = {"point": point, "rc": rc, "crash_s": crashed_s, "run_s": round(ran), "boot_s": round(booted), "boot_id_before": before,
                  "boot_id_after": after, "marks": marks}
         if after is None or not marks:
-            tail = open(log, encoding="utf-8").read()[-4000:]
+            with open(log, encoding="utf-8") as f:
+                tail = f.read()[-4000:]
             print(json.dumps(entry, indent=1))
             raise SystemExit("crash point %s: the run ended (rc %s) without the guest crashing there%s; its output "
                              "(%s) ends:\n%s" % (point, rc, " and the guest did not come back" if after is None and

@@ -141,22 +141,17 @@ def test_the_device_timeout_default_has_one_home():
         assert '| `xfs_device_timeout` | `%s` |' % default in f.read()
 
 
-def test_the_rebuild_marker_has_one_home():
-    """The file mdadm_array writes before mdadm.conf changes and the raid0 role removes after its rebuild."""
-    default = md_array.REBUILD_MARKER_DEFAULT
-    assert (_yaml('roles', 'raid0', 'defaults', 'main.yml')['raid0_rebuild_marker'],
-            role_option('raid0', 'raid0_rebuild_marker')['default']) == (default,) * 2
-    with open(os.path.join(ROOT, 'docs', 'raid0.md')) as f:
-        assert '| `raid0_rebuild_marker` | `%s` |' % default in f.read()
-
-
-def test_the_mkfs_marker_has_one_home():
-    """The file xfs_filesystem writes before mkfs.xfs and removes after it."""
-    default = xfs_format.MKFS_MARKER_DEFAULT
-    assert (_yaml('roles', 'xfs', 'defaults', 'main.yml')['xfs_mkfs_marker'],
-            role_option('xfs', 'xfs_mkfs_marker')['default']) == (default,) * 2
-    with open(os.path.join(ROOT, 'docs', 'xfs.md')) as f:
-        assert '| `xfs_mkfs_marker` | `%s` |' % default in f.read()
+@pytest.mark.parametrize('default, role, variable', [
+    # the file mdadm_array writes before mdadm.conf changes and the raid0 role removes after its rebuild
+    (md_array.REBUILD_MARKER_DEFAULT, 'raid0', 'raid0_rebuild_marker'),
+    # the file xfs_filesystem writes before mkfs.xfs and removes after it
+    (xfs_format.MKFS_MARKER_DEFAULT, 'xfs', 'xfs_mkfs_marker'),
+])
+def test_the_crash_markers_have_one_home(default, role, variable):
+    assert (_yaml('roles', role, 'defaults', 'main.yml')[variable], role_option(role, variable)['default']) \
+        == (default,) * 2
+    with open(os.path.join(ROOT, 'docs', '%s.md' % role)) as f:
+        assert '| `%s` | `%s` |' % (variable, default) in f.read()
 
 
 def test_the_raid0_role_and_the_tune_preflight_give_the_marker_alike(rendered):

@@ -399,3 +399,15 @@ def test_a_complete_xfs_left_by_a_crash_after_mkfs_is_kept_and_its_marker_goes(h
     res = fs(host, mkfs_marker=str(marked))[0].apply()
     assert not res['created'] and res['uuid'] == HALF_MADE and host.ran(['/sbin/mkfs.xfs']) == []
     assert not marked.exists()
+
+
+def test_the_marker_never_covers_another_signature_on_its_array(host, marked):
+    # the array of the marker, but something else made a filesystem on it since: refused, never made again
+    host.content('md127', {0x438: b'\x53\xef'}, size_bytes=4 << 30)
+    host.on(['blkid', '-p', '-o', 'export', '/dev/md127'], 0, 'UUID=2c6c-e4\nTYPE=ext4\n')
+    marked.parent.mkdir()
+    marked.write_text(json.dumps({'device': '/dev/md127', 'md_uuid': MD_UUID, 'fs_uuid': HALF_MADE}))
+    with pytest.raises(mod.FsError) as e:
+        fs(host, mkfs_marker=str(marked))[0].apply()
+    assert 'ext4' in str(e.value) and host.ran(['/sbin/mkfs.xfs']) == []
+    assert marked.exists()

@@ -87,6 +87,62 @@ def installed_generator(bin_dirs=BIN_DIRS):
     return None
 
 
+# dpkg's trigger that both initramfs-tools and Debian's dracut package rebuild on (their postinst and the triggers
+# of mdadm, xfsprogs and the kernel packages activate it), and the packages that build on it
+DPKG_TRIGGER = 'update-initramfs'
+DPKG_GENERATORS = ('initramfs-tools', 'initramfs-tools-core', 'dracut', 'dracut-core')
+DPKG_ADMINDIR = '/var/lib/dpkg'
+_STANZA_FIELD = re.compile(r'^(Package|Status|Triggers-Pending):[ \t]*(.*(?:\n[ \t].*)*)', re.M)
+
+
+def _dpkg_stanzas(text):
+    """{package: {field: value}} of the fields above, from the status file's or a journal entry's text."""
+    found = {}
+    for stanza in re.split(r'\n\s*\n', text):
+        fields = dict((k, ' '.join(v.split())) for k, v in _STANZA_FIELD.findall(stanza))
+        if fields.get('Package'):
+            found[fields['Package']] = fields
+    return found
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except (IOError, OSError):
+        return None
+
+
+def dpkg_rebuild_pending(admindir=DPKG_ADMINDIR, trigger=DPKG_TRIGGER, generators=DPKG_GENERATORS):
+    """Whether dpkg owes an initramfs rebuild: its ``update-initramfs`` trigger is pending, or a package of an
+    initramfs generator was left unfinished (half-configured, unpacked, awaiting triggers) by a dpkg run that stopped,
+    as one stopped by a crash while it ran the trigger does (dpkg marks the package half-configured in its journal,
+    updates/, first). The next dpkg run that configures or processes triggers then builds the initramfs: the rebuild
+    a run owes should be that run (``dpkg --configure --pending``), or the host builds twice. The status file is read
+    with the journal entries dpkg has not merged yet. False where there is no dpkg."""
+    status = _read(os.path.join(admindir, 'status'))
+    if status is None:
+        return False
+    packages = _dpkg_stanzas(status)
+    updates = os.path.join(admindir, 'updates')
+    try:
+        entries = sorted(n for n in os.listdir(updates) if n.isdigit())
+    except (IOError, OSError):
+        entries = []
+    for name in entries:
+        packages.update(_dpkg_stanzas(_read(os.path.join(updates, name)) or ''))
+    unincorp = _read(os.path.join(admindir, 'triggers', 'Unincorp')) or ''
+    if any(line.split()[:1] == [trigger] for line in unincorp.splitlines()):
+        return True
+    for name, fields in packages.items():
+        if trigger in fields.get('Triggers-Pending', '').split():
+            return True
+        state = fields.get('Status', '').split()[-1:]
+        if name in generators and state and state[0] not in ('installed', 'not-installed', 'config-files'):
+            return True
+    return False
+
+
 def reader_tool(generator):
     """The tool that reads an image of ``generator``: unmkinitramfs or lsinitrd."""
     for name, _builder, reader in GENERATORS:

@@ -115,8 +115,13 @@ def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, chec
     rebuild = not check_mode and (is_deferred or (to_bool(update_initramfs) and (conf_changed(results)
                                                                                  or rebuild_pending(results))))
     names = generators(results, found or [])
+    # after a deferred install, dpkg's pending update-initramfs trigger is the rebuild; when an earlier run's dpkg was
+    # stopped (a crash during the trigger leaves initramfs-tools half-configured) the rebuild is finishing that dpkg
+    # work, which builds once; any later dpkg run would otherwise build again (module_utils/initramfs.py)
     if is_deferred:
         argv = ['dpkg', '--triggers-only', '--pending']
+    elif any(r.get('initramfs_dpkg_pending') for r in results[:1]):
+        argv = ['dpkg', '--configure', '--pending']
     else:
         argv = ['update-initramfs', '-u'] if 'update-initramfs' in names else ['dracut', '-f']
     return {'deferred': is_deferred, 'rebuild': rebuild, 'find_generator': rebuild and not results,

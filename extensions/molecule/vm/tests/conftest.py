@@ -18,6 +18,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", "..", "..", ".."))
 LAB = os.path.join(REPO, "tools", "lab")
 VM = os.environ.get("IOTUNE_LAB_VM", "molecule-vm")
 sys.path.insert(0, os.path.join(REPO, "tools"))
+sys.path.insert(0, os.path.dirname(HERE))      # the scenario's crash_chain.py (test_crashes.py)
 
 from iotune_lab import kernel_log  # noqa: E402  pylint: disable=wrong-import-position
 

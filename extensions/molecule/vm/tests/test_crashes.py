@@ -20,18 +20,21 @@ import os
 
 import pytest
 
+import crash_chain
+
 MOUNTPOINT = "/var/lib/cassandra"
 RECORD = "/var/tmp/iotune-probe/crashes.json"
 
 
 @pytest.fixture(scope="module")
 def record(host):
-    if not os.environ.get("IOTUNE_VM_CRASH_POINTS"):
-        pytest.skip("no crash points in this run (IOTUNE_VM_CRASH_POINTS; make molecule-vm-crashes)")
+    points = crash_chain.points_for(os.environ.get("IOTUNE_VM_ENTRY", ""), os.environ.get("IOTUNE_VM_CRASH_POINTS", ""))
+    if not points:
+        pytest.skip("no crash point in this run (IOTUNE_VM_CRASH_POINTS=none)")
     found = host.file(RECORD)
     assert found.exists, "prepare_crashes.yml left no record at %s" % RECORD
     got = json.loads(found.content_string)
-    assert [entry["point"] for entry in got] == os.environ["IOTUNE_VM_CRASH_POINTS"].split(","), got
+    assert [entry["point"] for entry in got] == points, got
     return got
 
 

@@ -356,3 +356,61 @@ def test_trixie_image_with_only_the_debian_path(trixie):
     result = initramfs.array_lines_in_next_initramfs(run, **trixie)
     assert result['conf_path'] == 'etc/mdadm/mdadm.conf' and len(result['array_lines']) == 1
     assert run.calls[-1][2] == 'etc/mdadm/mdadm.conf'
+
+
+# dpkg's status file as Debian 12 writes it after `dpkg --configure --no-triggers mdadm xfsprogs` (the trigger pending
+# in initramfs-tools), cut to three packages; a description line that names the field must not count
+DPKG_STATUS = """\
+Package: initramfs-tools
+Status: install ok triggers-pending
+Priority: optional
+Architecture: all
+Triggers-Pending: update-initramfs
+Version: 0.142+deb12u1
+
+Package: mdadm
+Status: install ok installed
+Version: 4.2-5
+Description: Tool to administer Linux MD arrays (software RAID)
+ Triggers-Pending: update-initramfs (a line of a description)
+
+Package: man-db
+Status: install ok triggers-pending
+Triggers-Pending: /usr/share/man
+Version: 2.11.2-2
+"""
+
+
+# the journal entry dpkg writes before it runs initramfs-tools' trigger (seen in a Debian 12 lab guest after the
+# trigger's dpkg was killed 4 s into mkinitramfs): not merged into the status file yet
+HALF_CONFIGURED = """\
+Package: initramfs-tools
+Status: install ok half-configured
+Version: 0.142+deb12u3
+"""
+NO_TRIGGER = DPKG_STATUS.replace('Triggers-Pending: update-initramfs\n', '').replace(
+    'Status: install ok triggers-pending\nPriority', 'Status: install ok installed\nPriority')
+
+
+@pytest.mark.parametrize('status, unincorp, journal, pending', [
+    (DPKG_STATUS, None, None, True),
+    (NO_TRIGGER, None, None, False),                                           # man-db's trigger only
+    (NO_TRIGGER, 'update-initramfs initramfs-tools\n', None, True),
+    (NO_TRIGGER, 'ldconfig libc-bin\n', None, False),
+    (NO_TRIGGER, None, HALF_CONFIGURED, True),                                 # a crash during the trigger
+    (DPKG_STATUS, None, HALF_CONFIGURED.replace('half-configured', 'installed'), False),   # the trigger ran
+    (NO_TRIGGER.replace('Package: mdadm\nStatus: install ok installed', 'Package: mdadm\nStatus: install ok unpacked'),
+     None, None, False),                                                       # not a generator's package
+    (None, None, None, False),                                                 # no dpkg
+])
+def test_dpkg_rebuild_pending(tmp_path, status, unincorp, journal, pending):
+    if status is not None:
+        (tmp_path / 'triggers').mkdir()
+        (tmp_path / 'updates').mkdir()
+        (tmp_path / 'status').write_text(status)
+        if unincorp is not None:
+            (tmp_path / 'triggers' / 'Unincorp').write_text(unincorp)
+        if journal is not None:
+            (tmp_path / 'updates' / '0000').write_text(journal)
+            (tmp_path / 'updates' / 'tmp.i').write_text('Package: initramfs-tools\nStatus: install ok unpacked\n')
+    assert initramfs.dpkg_rebuild_pending(str(tmp_path)) is pending

@@ -93,6 +93,22 @@ def test_a_changed_array_line_rebuilds_with_the_generator_of_the_first_result():
     assert raid0_outcome(module, check_mode=True)['rebuild'] is False
 
 
+@pytest.mark.parametrize('generator', ['initramfs-tools', 'dracut'])
+def test_an_owed_rebuild_with_dpkg_work_pending_finishes_it(generator):
+    """A crash between a deferred install and its rebuild, or during it, leaves dpkg's trigger pending or
+    initramfs-tools half-configured: the next run's rebuild (the marker is still there) finishes that dpkg work, not
+    the generator, or the next dpkg run (fio's install) builds again."""
+    owed = result('data', rebuild_pending=True, initramfs_generator=generator, initramfs_dpkg_pending=True)
+    got = raid0_outcome({'results': [owed]}, deferred={'skipped': True})
+    assert got['rebuild'] and got['argv'] == ['dpkg', '--configure', '--pending'] and not got['deferred']
+    # negative control: nothing pending in dpkg, the generator itself
+    owed['initramfs_dpkg_pending'] = False
+    assert raid0_outcome({'results': [owed]})['argv'][0] == ('update-initramfs' if generator == 'initramfs-tools'
+                                                             else 'dracut')
+    # nothing owed, nothing changed: a pending trigger alone is not the role's to run (the next dpkg run does)
+    assert raid0_outcome({'results': [result('data', initramfs_dpkg_pending=True)]})['rebuild'] is False
+
+
 def test_an_ephemeral_arrays_line_alone_rebuilds_nothing():
     module = {'results': [result('scratch', ephemeral=True, conf_changed=True, initramfs_generator='dracut')]}
     assert raid0_outcome(module)['rebuild'] is False

@@ -47,8 +47,14 @@ def accounted(filesystems):
 
 
 def files(filesystems):
-    """[{path, content}]: the drop-in of each service named by the filesystems, with all its mount points."""
-    return [{'path': path(unit), 'content': HEAD + ' '.join(points) + '\n'}
+    """[{path, content}]: the drop-in of each service named by the filesystems, with all its mount points.
+
+    ``RequiresMountsFor=`` holds the service while a mount unit of the path exists (from the fstab line) and fails;
+    ``AssertPathIsMountPoint=`` holds it also where there is none: a first run that crashed after it made the mount
+    point and before the fstab line reached the disk (docs/safety.md, "Crash safety"), or an fstab line removed by
+    hand. The xfs role writes the drop-ins before it makes the mount points."""
+    return [{'path': path(unit), 'content': HEAD + ' '.join(points) + '\n'
+             + ''.join('AssertPathIsMountPoint=%s\n' % point for point in points)}
             for unit, points in by_unit(filesystems).items()]
 
 

@@ -20,6 +20,8 @@ def test_dropins_written_also_for_a_unit_not_installed(host):
         f = host.file("/etc/systemd/system/%s.d/%s" % (unit, DROPIN))
         assert f.exists and f.user == "root" and f.mode == 0o644, unit
         assert "RequiresMountsFor=%s\n" % MOUNTPOINT in f.content_string, unit
+        # held without an fstab line too (a first run crashed before it reached the disk: test_crashes.py)
+        assert "AssertPathIsMountPoint=%s\n" % MOUNTPOINT in f.content_string, unit
 
 
 def test_systemd_orders_the_service_after_the_mount(host):

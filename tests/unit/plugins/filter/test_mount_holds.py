@@ -28,9 +28,10 @@ def test_one_dropin_per_service_with_all_its_mount_points_in_order():
     ])
     assert found == {'glob': '/etc/systemd/system/*.d/iotune-storage-mounts.conf', 'files': [
         {'path': '/etc/systemd/system/cassandra.service.d/iotune-storage-mounts.conf',
-         'content': HEAD + '/var/lib/cassandra /srv/commitlog\n'},
+         'content': HEAD + '/var/lib/cassandra /srv/commitlog\n'
+         'AssertPathIsMountPoint=/var/lib/cassandra\nAssertPathIsMountPoint=/srv/commitlog\n'},
         {'path': '/etc/systemd/system/iotune-standin.service.d/iotune-storage-mounts.conf',
-         'content': HEAD + '/var/lib/cassandra\n'},
+         'content': HEAD + '/var/lib/cassandra\nAssertPathIsMountPoint=/var/lib/cassandra\n'},
     ]}
     assert mount_holds([]) == {'glob': found['glob'], 'files': []}
 

@@ -339,4 +339,5 @@ def test_a_move_accounts_for_the_old_mount_point_of_its_services():
                                                               services=['cassandra']))
     assert plan['mount_holds'] == {'cassandra.service': ['/srv/cassandra', '/var/lib/cassandra']}
     # the drop-in the xfs role writes names the new path only
-    assert [f['content'].split('=')[1] for f in mount_holds.files(plan['xfs_filesystems'])] == ['/srv/cassandra\n']
+    assert [mount_holds.held_mounts(f['content']) for f in mount_holds.files(plan['xfs_filesystems'])] == [
+        ['/srv/cassandra']]

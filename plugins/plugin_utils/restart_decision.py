@@ -304,3 +304,44 @@ def block_tuning_changes(result):
             changes.append({'class': DEVICE_VALUE_CLASSES.get(key, 'queue'),
                             'what': '%s %s %s -> %s' % (name, key, old, new), 'units': None})
     return changes
+
+
+def _changed(result):
+    return isinstance(result, dict) and bool(result.get('changed'))
+
+
+def tune_changes(block_tuning=None, kernel_before=None, mounted=None, dropins=None, arrays=None):
+    """What a tune run changed on a host, as changes (validate_changes' form), from the stages' registered results:
+    ``block_tuning`` (the udev_block_tuning call: its live values before and after), ``kernel_before`` (the kernel
+    stage's read before any change: its ``drift`` is what the stage then set live; a THP line is THP), ``mounted``
+    (the xfs stage's mount loop: a filesystem mounted in this run is a data mount for its services), ``dropins`` (the
+    xfs stage's RequiresMountsFor drop-ins written) and ``arrays`` (the raid0 stage's results: an array created, an
+    initramfs owed). A stage that did not run (None, or skipped) changed nothing."""
+    changes = block_tuning_changes(block_tuning if _changed(block_tuning) else None)
+    for line in (kernel_before or {}).get('drift') or []:
+        changes.append({'class': 'thp' if line.startswith('THP ') else 'sysctl', 'what': line, 'units': None})
+    for result in (mounted or {}).get('results') or []:
+        if _changed(result):
+            entry = (result.get('item') or {}).get('item') or {}
+            units = [unit_name(u, 'services') for u in entry.get('services') or []] or None
+            changes.append({'class': 'data_mount', 'what': 'mounted %s' % entry.get('mountpoint'), 'units': units})
+    if _changed(dropins):
+        changes.append({'class': 'mount_hold', 'what': 'RequiresMountsFor drop-ins', 'units': None})
+    for result in (arrays or {}).get('results') or []:
+        if result.get('created'):
+            changes.append({'class': 'array', 'what': 'created %s' % (result.get('item') or {}).get('name'),
+                            'units': None})
+    return changes
+
+
+def running(restarts, active=None, stopped=False):
+    """The ``restarts`` whose unit ``systemctl is-active`` found active (``active``: its registered result, a line
+    per unit in their order; None or skipped: none is); with ``stopped``, a line for each of the others instead."""
+    lines = (active or {}).get('stdout_lines') or []
+    if not isinstance(restarts, list):
+        raise RestartDecisionError('the restarts must be a list, got %r' % (restarts,))
+    states = dict((r['unit'], lines[i].strip() if i < len(lines) else 'unknown') for i, r in enumerate(restarts))
+    if stopped:
+        return ['%s: not running (%s), not restarted; its next start uses the new settings' % (unit, state)
+                for unit, state in states.items() if state != 'active']
+    return [r for r in restarts if states[r['unit']] == 'active']

@@ -193,3 +193,46 @@ def test_block_tuning_changes_classes():
     assert rd.block_tuning_changes(None) == [] and rd.block_tuning_changes({'devices': {}}) == []
     with pytest.raises(rd.RestartDecisionError, match='devices must be a mapping'):
         rd.block_tuning_changes({'devices': ['vdc']})
+
+
+# --- from the stages' results of a tune run (tune_changes) and the running services (running) --------------------
+def test_tune_changes_of_a_run_that_tuned_readahead_only():
+    block = {'changed': True, 'devices': {'md127': {'before': {'read_ahead_kb': 1024, 'rotational': 0},
+                                                    'after': {'read_ahead_kb': 8, 'rotational': 0}}}}
+    changes = rd.tune_changes(block_tuning=block, kernel_before={'drift': []}, mounted={'results': []},
+                              dropins={'changed': False}, arrays={'results': [{'created': False, 'item': {'name': 'd'}}]})
+    assert changes == [{'class': 'readahead', 'what': 'md127 read_ahead_kb 1024 -> 8', 'units': None}]
+    found = rd.decide(changes, {'services': [{'unit': 'mongod', 'kind': 'mongodb'}]})
+    assert not found['restart_needed'] and [r['class'] for r in found['live']] == ['readahead']
+
+
+def test_tune_changes_from_every_stage():
+    changes = rd.tune_changes(
+        block_tuning={'changed': False, 'devices': {'vdb': {'before': {'read_ahead_kb': 1}, 'after': {'read_ahead_kb': 2}}}},
+        kernel_before={'drift': ['THP enabled: always, wanted never', 'vm.swappiness: 60, wanted 1']},
+        mounted={'results': [{'changed': True, 'item': {'item': {'mountpoint': '/var/lib/mongodb',
+                                                                 'services': ['mongod']}}},
+                             {'skipped': True, 'item': {'item': {'mountpoint': '/x'}}}]},
+        dropins={'changed': True}, arrays={'results': [{'created': True, 'item': {'name': 'data'}}]})
+    # a skipped block tuning (its preflight's read) changed nothing
+    assert [(c['class'], c['units']) for c in changes] == [
+        ('thp', None), ('sysctl', None), ('data_mount', ['mongod.service']), ('mount_hold', None), ('array', None)]
+    found = rd.decide(changes, {'services': [{'unit': 'mongod', 'kind': 'mongodb', 'drain': True}]})
+    mongod = found['services'][0]
+    assert mongod['restart'] and [r['class'] for r in mongod['reasons']] == ['thp', 'data_mount']
+    assert [a['action'] for a in mongod['actions']] == ['drain', 'restart', 'gate']
+
+
+def test_no_stage_ran():
+    assert rd.tune_changes() == []
+
+
+def test_running_keeps_the_active_units_and_names_the_others():
+    restarts = [{'unit': 'a.service', 'drain': None}, {'unit': 'b.service', 'drain': ['x']}]
+    active = {'stdout_lines': ['active', 'inactive']}
+    assert rd.running(restarts, active) == [restarts[0]]
+    assert rd.running(restarts, active, stopped=True) == [
+        'b.service: not running (inactive), not restarted; its next start uses the new settings']
+    assert rd.running(restarts, {'skipped': True}) == []
+    with pytest.raises(rd.RestartDecisionError):
+        rd.running('a.service', active)

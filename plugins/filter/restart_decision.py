@@ -74,6 +74,11 @@ _value:
       description: The services to restart now (policy C(restart) auto), each C(unit) and C(drain) (a command or null).
       type: list
       elements: dict
+    active_argv:
+      description: C(systemctl is-active) of the units of C(restarts) (the tune role runs it; only a running service
+        is restarted).
+      type: list
+      elements: str
     pending:
       description: The units whose restart is pending (policy C(restart) never).
       type: list
@@ -103,6 +108,7 @@ def restart_decision(policy, block_tuning=None, kernel_before=None, mounted=None
     restarts = [{'unit': s['unit'], 'drain': s['actions'][0]['argv'] if s['actions'][0]['action'] == 'drain' else None}
                 for s in found['services'] if s['actions']]
     return dict(found, changes=changes, restarts=restarts,
+                active_argv=['systemctl', 'is-active'] + [r['unit'] for r in restarts],
                 pending=[s['unit'] for s in found['services'] if s['pending']],
                 lines=rd.summary_lines(found, check_mode=check_mode))
 

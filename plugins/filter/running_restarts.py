@@ -8,30 +8,30 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 ---
 name: running_restarts
-short_description: The restarts of a restart decision whose service is running
+short_description: The restarts of a restart decision whose service is running, and the summary lines
 version_added: 0.1.0
 description:
-  - Takes the C(restarts) of P(iotune.storage.restart_decision#filter) and the registered result of
-    C(systemctl is-active UNIT...) for them, and returns the restarts whose service is active; a tune run restarts
-    only a running service (it never starts one that was stopped).
-  - With O(stopped), returns instead a summary line for each service that was not running.
+  - Takes a restart decision (P(iotune.storage.restart_decision#filter)) and the registered result of its
+    C(active_argv) (C(systemctl is-active UNIT...)), and returns the restarts whose service is active (O(want)
+    V(restarts)), those of them with a drain command (V(drains)), or the summary lines with one for each service that
+    was not running (V(lines)). A tune run restarts only a running service; it never starts one that was stopped.
   - Logic in C(plugins/plugin_utils/restart_decision.py).
 author:
   - iotune.storage contributors (@iotune)
 options:
   _input:
-    description: The C(restarts) of a restart decision, each C(unit) and C(drain).
-    type: list
-    elements: dict
+    description: The restart decision (C(restarts), C(lines)).
+    type: dict
     required: true
   active:
     description: The registered C(systemctl is-active) call (its C(stdout_lines), one per unit); null or skipped
       means no service is running.
     type: raw
-  stopped:
-    description: Return the summary lines of the services that were not running.
-    type: bool
-    default: false
+  want:
+    description: What to return.
+    type: str
+    choices: [restarts, drains, lines]
+    default: restarts
 """
 
 EXAMPLES = r"""
@@ -39,12 +39,12 @@ EXAMPLES = r"""
   ansible.builtin.systemd_service:
     name: "{{ item.unit }}"
     state: restarted
-  loop: "{{ tune_restarts.restarts | iotune.storage.running_restarts(tune_restart_active) }}"
+  loop: "{{ tune_restarts | iotune.storage.running_restarts(tune_restart_active) }}"
 """
 
 RETURN = r"""
 _value:
-  description: The restarts of running services, or (O(stopped)) the lines for the others.
+  description: The restarts (each C(unit), C(drain)) or the lines.
   type: list
   elements: raw
 """
@@ -54,12 +54,10 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.iotune.storage.plugins.plugin_utils import restart_decision as rd
 
 
-def running_restarts(restarts, active=None, stopped=False):
-    """The restarts whose unit ``systemctl is-active`` (``active``: its registered result, one line per unit in the
-    order of ``restarts``) found active; with ``stopped``, a summary line for each of the others instead."""
+def running_restarts(decision, active=None, want='restarts'):
     try:
-        return rd.running(restarts, active, stopped=stopped)
-    except (rd.RestartDecisionError, TypeError, AttributeError) as exc:
+        return rd.running(decision, active, want=want)
+    except (rd.RestartDecisionError, TypeError, AttributeError, KeyError) as exc:
         raise AnsibleFilterError('running_restarts: %s' % exc)
 
 

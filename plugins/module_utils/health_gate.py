@@ -89,8 +89,8 @@ def _seconds(value, key, minimum=0.0, strict=True):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise GateError('%s must be a number of seconds, got %r' % (key, value))
     if value < minimum or (strict and value == minimum):
-        raise GateError('%s must be %s %g seconds, got %r' % (key, 'more than' if strict else 'at least', minimum,
-                                                                value))
+        raise GateError('%s must be %s %g seconds, got %r'
+                        % (key, 'more than' if strict else 'at least', minimum, value))
     return value
 
 
@@ -234,9 +234,8 @@ def validate_gate(spec, where='health_gate'):
     _unknown_keys(spec, ALL_KEYS, where)
     preset = spec.get('preset')
     if preset is not None and preset not in PRESETS:
-        raise GateError('%s.preset: unknown preset %r%s (known: %s)' % (where, preset,
-                                                                       did_you_mean(preset, sorted(PRESETS)),
-                                                                       ', '.join(sorted(PRESETS))))
+        raise GateError('%s.preset: unknown preset %r%s (known: %s)'
+                        % (where, preset, did_you_mean(preset, sorted(PRESETS)), ', '.join(sorted(PRESETS))))
     host = spec.get('host')
     if host is not None:
         host = _text(host, '%s.host' % where)

@@ -100,8 +100,8 @@ def parse_rs_status(text):
     rs.status() document or reports an error (ok: 0)."""
     document = load(text)
     if _number(document.get('ok')) == 0:
-        raise RsStatusError('rs.status() failed: %s' % (document.get('errmsg') or document.get('codeName')
-                                                         or 'ok: 0'))
+        reason = document.get('errmsg') or document.get('codeName') or 'ok: 0'
+        raise RsStatusError('rs.status() failed: %s' % reason)
     if not isinstance(document.get('members'), list):
         raise RsStatusError('rs.status() output has no members list')
     members = [_member(raw) for raw in document['members']]

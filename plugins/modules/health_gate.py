@@ -15,8 +15,8 @@ description:
   - Runs the checks of a health gate on the host, TCP ports that must accept a connection, an HTTP URL whose status
     and body say healthy, a command whose exit status and output say healthy, and the built-in presets
     (C(cassandra) and C(scylla) - C(nodetool status) with every node UN and the CQL port open; C(mongodb_replica_set)
-    - C(rs.status()) with one PRIMARY, every member healthy, no secondary lagging), again after O(gate.delay) seconds
-    until they all pass or O(gate.retries) more attempts failed.
+    - C(rs.status()) with one PRIMARY, every member healthy, no secondary lagging), again after the gate's C(delay) seconds
+    until they all pass or its C(retries) more attempts failed.
   - The gate is the user's description (docs/rolling.md), validated before anything runs; a bad key fails with its
     name. The failure message names the host (O(host_label)), the moment (O(moment)) and each failed check with why.
   - A rolling tune run calls it for the cluster before a batch is changed and after it (docs/rolling.md).

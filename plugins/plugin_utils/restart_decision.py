@@ -125,9 +125,8 @@ def _service(spec, where):
         raise RestartDecisionError('%s.unit is required' % where)
     kind = spec.get('kind', 'generic')
     if kind not in KINDS:
-        raise RestartDecisionError('%s.kind: unknown kind %r%s (known: %s)' % (where, kind,
-                                                                              did_you_mean(str(kind), list(KINDS)),
-                                                                              ', '.join(KINDS)))
+        raise RestartDecisionError('%s.kind: unknown kind %r%s (known: %s)'
+                                   % (where, kind, did_you_mean(str(kind), list(KINDS)), ', '.join(KINDS)))
     drain = spec.get('drain', False)
     if drain is True:
         if kind not in DRAIN_COMMANDS:
@@ -156,8 +155,8 @@ def validate_policy(spec, where='restart_policy'):
     _unknown_keys(spec, POLICY_KEYS, where)
     restart = spec.get('restart', 'auto')
     if restart not in RESTART_CHOICES:
-        raise RestartDecisionError('%s.restart must be one of %s, got %r' % (where, ', '.join(RESTART_CHOICES),
-                                                                              restart))
+        raise RestartDecisionError('%s.restart must be one of %s, got %r'
+                                   % (where, ', '.join(RESTART_CHOICES), restart))
     services = spec.get('services') or []
     if not isinstance(services, list):
         raise RestartDecisionError('%s.services must be a list, got %r' % (where, services))
@@ -334,14 +333,21 @@ def tune_changes(block_tuning=None, kernel_before=None, mounted=None, dropins=No
     return changes
 
 
-def running(restarts, active=None, stopped=False):
-    """The ``restarts`` whose unit ``systemctl is-active`` found active (``active``: its registered result, a line
-    per unit in their order; None or skipped: none is); with ``stopped``, a line for each of the others instead."""
+def running(decision, active=None, want='restarts'):
+    """From a restart decision (the restart_decision filter's: ``restarts`` and ``lines``) and ``active``, the
+    registered ``systemctl is-active`` of its ``active_argv`` (a line per unit in the order of ``restarts``; None or
+    skipped: none is active): ``want`` ``restarts`` the restarts of active units, ``drains`` those of them with a
+    drain command, ``lines`` the decision's summary lines and one for each unit not running (not restarted)."""
+    if not isinstance(decision, dict) or not isinstance(decision.get('restarts'), list):
+        raise RestartDecisionError('expects the restart decision (its restarts), got %r' % (decision,))
+    if want not in ('restarts', 'drains', 'lines'):
+        raise RestartDecisionError('want must be restarts, drains or lines, got %r' % (want,))
+    restarts = decision['restarts']
     lines = (active or {}).get('stdout_lines') or []
-    if not isinstance(restarts, list):
-        raise RestartDecisionError('the restarts must be a list, got %r' % (restarts,))
     states = dict((r['unit'], lines[i].strip() if i < len(lines) else 'unknown') for i, r in enumerate(restarts))
-    if stopped:
-        return ['%s: not running (%s), not restarted; its next start uses the new settings' % (unit, state)
-                for unit, state in states.items() if state != 'active']
-    return [r for r in restarts if states[r['unit']] == 'active']
+    if want == 'lines':
+        return list(decision.get('lines') or []) + [
+            '%s: not running (%s), not restarted; its next start uses the new settings' % (unit, state)
+            for unit, state in states.items() if state != 'active']
+    found = [r for r in restarts if states[r['unit']] == 'active']
+    return [r for r in found if r['drain']] if want == 'drains' else found

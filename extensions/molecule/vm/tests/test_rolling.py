@@ -30,9 +30,13 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import LAB, REPO, VM, lab_ssh
+from conftest import LAB, REPO, VM, failure_messages
 
-pytestmark = pytest.mark.any_entry(1)
+# Opt-in (make molecule-vm-rolling) until make test has room for its second VM (about 7 minutes on the development
+# machine; docs/testing.md): IOTUNE_VM_ROLLING=1.
+pytestmark = [pytest.mark.any_entry(1),
+              pytest.mark.skipif(not os.environ.get("IOTUNE_VM_ROLLING"),
+                                 reason="opt-in: IOTUNE_VM_ROLLING=1 (make molecule-vm-rolling)")]
 
 B = (VM[:27] + "-b")
 STATE = "/var/lib/iotune-gate-standin"
@@ -121,7 +125,7 @@ def cluster(tmp_path_factory, subrun):
         inventory.write_text(json.dumps({"all": {"children": {"db": {"hosts": hosts}}}}))
         found = {"inventory": str(inventory), "b_disk": os.path.basename(
             ssh(B, "readlink", "-f", b_disk["by_id"])), "a_md": ssh(VM, "basename $(readlink -f /dev/md/data)")}
-        rc, out, report = rollout(subrun, found)                      # b's first converge (a is converged)
+        rc, out, dummy = rollout(subrun, found)                      # b's first converge (a is converged)
         assert rc == 0, out[-4000:]
         yield found
     finally:
@@ -200,14 +204,16 @@ def test_a_degraded_second_host_after_its_change_stops_the_rollout_there(subrun,
     for vm in (VM, B):
         ssh(vm, "echo always > %s" % THP_DEFRAG)
     ssh(B, "touch %s/fail-on-restart" % STATE)
+    before_b = starts(B)
     try:
         rc, out, report = rollout(subrun, cluster)
         assert rc != 0, out[-4000:]
-        failed = [(host, r.get("msg", "")) for host, r in task_results(report, "(iotune_health_gate)")
-                  if r.get("failed")]
-        assert failed, out[-4000:]
-        assert "health gate failed on b after the change" in json.dumps(failed), failed
-        assert "command /usr/local/bin/iotune-gate-standin-health" in json.dumps(failed), failed
+        failed = failure_messages(report, "a") + failure_messages(report, "b")
+        assert failed and all("(iotune_health_gate)" in line for line in failed), failed
+        assert "health gate failed on b after the change" in "\n".join(failed), failed
+        assert "command /usr/local/bin/iotune-gate-standin-health: exit status 1 (expected 0): degraded" in \
+            "\n".join(failed), failed
+        assert starts(B) == before_b + 1                                 # b was changed and restarted, then stopped
     finally:
         ssh(B, "rm -f %s/fail-on-restart; echo healthy > %s/state" % (STATE, STATE))
 
@@ -220,7 +226,8 @@ def test_a_degraded_cluster_changes_nothing_anywhere(subrun, cluster):
     try:
         rc, out, report = rollout(subrun, cluster)
         assert rc != 0, out[-4000:]
-        assert "health gate failed on b before the change" in out, out[-4000:]
+        failed = "\n".join(failure_messages(report, "a"))
+        assert "health gate failed on b before the change" in failed, out[-4000:]
         assert (readahead(VM, cluster["a_md"]), readahead(B, cluster["b_disk"])) == (4096, 4096)
         assert (starts(VM), starts(B)) == before
         assert not [t for dummy, t in task_results(report, "Persist and apply scheduler and readahead")]

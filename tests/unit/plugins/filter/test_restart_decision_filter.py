@@ -45,9 +45,16 @@ def test_the_policy_alone_is_validated_before_any_change():
 
 
 def test_running_restarts():
-    restarts = [{'unit': 'standin.service', 'drain': None}]
-    assert running_restarts(restarts, {'stdout_lines': ['active']}) == restarts
-    assert running_restarts(restarts, {'stdout_lines': ['failed']}) == []
-    assert running_restarts(restarts, {'stdout_lines': ['failed']}, stopped=True)[0].startswith('standin.service: not')
+    decision = restart_decision(POLICY, kernel_before=THP)
+    assert decision['active_argv'] == ['systemctl', 'is-active', 'standin.service']
+    restarts = decision['restarts']
+    assert running_restarts(decision, {'stdout_lines': ['active']}) == restarts
+    assert running_restarts(decision, {'stdout_lines': ['active']}, want='drains') == restarts
+    assert running_restarts(decision, {'stdout_lines': ['failed']}) == []
+    lines = running_restarts(decision, {'stdout_lines': ['failed']}, want='lines')
+    assert lines[:-1] == decision['lines'] and lines[-1].startswith('standin.service: not running (failed)'), lines
+    assert running_restarts(decision, {'skipped': True}) == []
     with pytest.raises(AnsibleFilterError):
         running_restarts('x')
+    with pytest.raises(AnsibleFilterError, match='want must be'):
+        running_restarts(decision, None, want='all')

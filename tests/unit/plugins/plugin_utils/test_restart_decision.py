@@ -136,8 +136,8 @@ def test_nothing_changed():
 
 def test_unit_names():
     policy = rd.validate_policy({'services': ['mongod', 'scylla-server.service', 'backup@db1', {'unit': 'x.target'}]})
-    assert [s['unit'] for s in policy['services']] == ['mongod.service', 'scylla-server.service',
-                                                        'backup@db1.service', 'x.target']
+    assert [s['unit'] for s in policy['services']] == [
+        'mongod.service', 'scylla-server.service', 'backup@db1.service', 'x.target']
     assert policy['restart'] == 'auto' and policy['services'][0] == {'unit': 'mongod.service', 'kind': 'generic',
                                                                      'drain': None, 'also_on': []}
 
@@ -228,11 +228,13 @@ def test_no_stage_ran():
 
 
 def test_running_keeps_the_active_units_and_names_the_others():
-    restarts = [{'unit': 'a.service', 'drain': None}, {'unit': 'b.service', 'drain': ['x']}]
+    decision = {'restarts': [{'unit': 'a.service', 'drain': None}, {'unit': 'b.service', 'drain': ['x']}],
+                'lines': ['a.service: restarts']}
     active = {'stdout_lines': ['active', 'inactive']}
-    assert rd.running(restarts, active) == [restarts[0]]
-    assert rd.running(restarts, active, stopped=True) == [
-        'b.service: not running (inactive), not restarted; its next start uses the new settings']
-    assert rd.running(restarts, {'skipped': True}) == []
+    assert rd.running(decision, active) == [decision['restarts'][0]]
+    assert rd.running(decision, {'stdout_lines': ['active', 'active']}, want='drains') == [decision['restarts'][1]]
+    assert rd.running(decision, active, want='lines') == [
+        'a.service: restarts', 'b.service: not running (inactive), not restarted; its next start uses the new settings']
+    assert rd.running(decision, {'skipped': True}) == []
     with pytest.raises(rd.RestartDecisionError):
         rd.running('a.service', active)

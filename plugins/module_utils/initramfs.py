@@ -42,6 +42,7 @@ import shutil
 import tempfile
 
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm
+from ansible_collections.iotune.storage.plugins.module_utils.files import read_text
 
 __metaclass__ = type
 
@@ -105,14 +106,6 @@ def _dpkg_stanzas(text):
     return found
 
 
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
-
-
 def dpkg_rebuild_pending(admindir=DPKG_ADMINDIR, trigger=DPKG_TRIGGER, generators=DPKG_GENERATORS):
     """Whether dpkg owes an initramfs rebuild: its ``update-initramfs`` trigger is pending, or a package of an
     initramfs generator was left unfinished (half-configured, unpacked, awaiting triggers) by a dpkg run that stopped,
@@ -120,7 +113,7 @@ def dpkg_rebuild_pending(admindir=DPKG_ADMINDIR, trigger=DPKG_TRIGGER, generator
     updates/, first). The next dpkg run that configures or processes triggers then builds the initramfs: the rebuild
     a run owes should be that run (``dpkg --configure --pending``), or the host builds twice. The status file is read
     with the journal entries dpkg has not merged yet. False where there is no dpkg."""
-    status = _read(os.path.join(admindir, 'status'))
+    status = read_text(os.path.join(admindir, 'status'))
     if status is None:
         return False
     packages = _dpkg_stanzas(status)
@@ -130,8 +123,8 @@ def dpkg_rebuild_pending(admindir=DPKG_ADMINDIR, trigger=DPKG_TRIGGER, generator
     except (IOError, OSError):
         entries = []
     for name in entries:
-        packages.update(_dpkg_stanzas(_read(os.path.join(updates, name)) or ''))
-    unincorp = _read(os.path.join(admindir, 'triggers', 'Unincorp')) or ''
+        packages.update(_dpkg_stanzas(read_text(os.path.join(updates, name)) or ''))
+    unincorp = read_text(os.path.join(admindir, 'triggers', 'Unincorp')) or ''
     if any(line.split()[:1] == [trigger] for line in unincorp.splitlines()):
         return True
     for name, fields in packages.items():

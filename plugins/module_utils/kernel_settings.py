@@ -17,6 +17,7 @@ import fnmatch
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils.files import read_text
 from ansible_collections.iotune.storage.plugins.module_utils.rules import THP_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.tuned import (
     normalise_name,
@@ -43,14 +44,6 @@ class KernelSettingsError(Exception):
     def __init__(self, msg, **data):
         super(KernelSettingsError, self).__init__(msg)
         self.data = data
-
-
-def read_text(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
 
 
 def _join(root, rel):

@@ -15,6 +15,8 @@ import configparser
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils.files import read_text
+
 # below the root (kernel_settings); the order is tuned's search order
 TUNED_ETC = 'etc/tuned'
 TUNED_DIRS = ('etc/tuned/profiles', 'etc/tuned', 'usr/lib/tuned/profiles', 'usr/lib/tuned')
@@ -29,14 +31,6 @@ TUNED_VM_OPTIONS = {
     'dirty_background_bytes': ('sysctl', 'vm.dirty_background_bytes'),
     'dirty_background_ratio': ('sysctl', 'vm.dirty_background_ratio'),
 }
-
-
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read()
-    except (IOError, OSError):
-        return None
 
 
 def normalise_name(name):
@@ -147,7 +141,7 @@ def readahead_state(expected, get_bin_path, run_command, etc_dir, dirs):
         info['active'] = os.path.exists('/run/tuned/tuned.pid')
     if not info['active']:
         return info, []
-    profile = (_read(os.path.join(etc_dir, 'active_profile')) or '').strip()
+    profile = (read_text(os.path.join(etc_dir, 'active_profile')) or '').strip()
     info['profile'] = profile or None
     if not profile:
         return info, []
@@ -187,13 +181,13 @@ enabled=false
 
 def tuned_active_profiles(root):
     """Names in /etc/tuned/active_profile (tuned merges several, space separated)."""
-    text = _read(os.path.join(root, os.path.join(TUNED_ETC, 'active_profile'))) or ''
+    text = read_text(os.path.join(root, os.path.join(TUNED_ETC, 'active_profile'))) or ''
     return [name for name in re.split(r'[\s,]+', text.strip()) if name]
 
 
 def tuned_reapply_sysctl(root):
     """tuned-main.conf reapply_sysctl (default 1): the system sysctl files are applied again after [sysctl]."""
-    for line in (_read(os.path.join(root, os.path.join(TUNED_ETC, 'tuned-main.conf'))) or '').splitlines():
+    for line in (read_text(os.path.join(root, os.path.join(TUNED_ETC, 'tuned-main.conf'))) or '').splitlines():
         line = line.strip()
         if line.startswith('reapply_sysctl') and '=' in line:
             return line.split('=', 1)[1].strip().lower() not in FALSE_WORDS

@@ -136,6 +136,13 @@ def dpkg_rebuild_pending(admindir=DPKG_ADMINDIR, trigger=DPKG_TRIGGER, generator
     return False
 
 
+def dpkg_rebuild_pending_for(result):
+    """dpkg_rebuild_pending() for an mdadm_array ``result`` that rebuilds the initramfs (it changes mdadm.conf, or a
+    rebuild is owed); False without reading dpkg's status file otherwise: the raid0 role only asks when it rebuilds,
+    and a converged re-run (its preflight) reads nothing more."""
+    return bool(result.get('conf_changed') or result.get('rebuild_pending')) and dpkg_rebuild_pending()
+
+
 def reader_tool(generator):
     """The tool that reads an image of ``generator``: unmkinitramfs or lsinitrd."""
     for name, _builder, reader in GENERATORS:

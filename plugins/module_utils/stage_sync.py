@@ -109,7 +109,7 @@ def raid0_call(module, view, options):
     result, dummy = array.converge()
     result['changed'] = md_array.MdadmArray.changed(result)
     result['initramfs_generator'] = initramfs.installed_generator()
-    result['initramfs_dpkg_pending'] = initramfs.dpkg_rebuild_pending()
+    result['initramfs_dpkg_pending'] = initramfs.dpkg_rebuild_pending_for(result)
     reasons = ['array %s would be %s' % (params['name'], what)
                for what in ('created', 'assembled', 'stopped') if result[what]]
     if result['conf_changed']:

@@ -306,7 +306,8 @@ initramfs_dpkg_pending:
   description:
     - Whether dpkg owes an initramfs rebuild (Debian family; V(false) without dpkg) because its C(update-initramfs)
       trigger is pending or a package of an initramfs generator was left half-configured by a dpkg run that stopped
-      (a crash while it ran the trigger). The next dpkg run would build the initramfs; the
+      (a crash while it ran the trigger); read only when this call changes mdadm.conf or a rebuild is owed, else
+      V(false). The next dpkg run would build the initramfs; the
       P(iotune.storage.raid0#role) role makes finishing that dpkg work its one rebuild, so the host does not build
       twice.
   returned: always
@@ -326,7 +327,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
-from ansible_collections.iotune.storage.plugins.module_utils.initramfs import installed_generator, dpkg_rebuild_pending
+from ansible_collections.iotune.storage.plugins.module_utils.initramfs import installed_generator, dpkg_rebuild_pending_for
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 # the executor lives in module_utils so that the boot-time program of ephemeral arrays and storage_preflight's
 # stage check run the same code
@@ -357,7 +358,7 @@ def main():
                          **getattr(failure, 'data', {}))
     changed = MdadmArray.changed(result)
     result['initramfs_generator'] = installed_generator()
-    result['initramfs_dpkg_pending'] = dpkg_rebuild_pending()
+    result['initramfs_dpkg_pending'] = dpkg_rebuild_pending_for(result)
     if diff and module._diff:
         result['diff'] = diff if len(diff) > 1 else diff[0]
     module.exit_json(changed=changed, **result)

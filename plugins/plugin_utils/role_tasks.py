@@ -120,7 +120,7 @@ def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, chec
     # work, which builds once; any later dpkg run would otherwise build again (module_utils/initramfs.py)
     if is_deferred:
         argv = ['dpkg', '--triggers-only', '--pending']
-    elif any(r.get('initramfs_dpkg_pending') for r in results[:1]):
+    elif any(r.get('initramfs_dpkg_pending') for r in results):       # dpkg's state is the host's: any call's
         argv = ['dpkg', '--configure', '--pending']
     else:
         argv = ['update-initramfs', '-u'] if 'update-initramfs' in names else ['dracut', '-f']

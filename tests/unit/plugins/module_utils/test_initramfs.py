@@ -414,3 +414,13 @@ def test_dpkg_rebuild_pending(tmp_path, status, unincorp, journal, pending):
             (tmp_path / 'updates' / '0000').write_text(journal)
             (tmp_path / 'updates' / 'tmp.i').write_text('Package: initramfs-tools\nStatus: install ok unpacked\n')
     assert initramfs.dpkg_rebuild_pending(str(tmp_path)) is pending
+
+
+def test_dpkg_is_read_only_for_a_call_that_rebuilds(monkeypatch):
+    reads = []
+    monkeypatch.setattr(initramfs, 'dpkg_rebuild_pending', lambda: reads.append(1) or True)
+    assert initramfs.dpkg_rebuild_pending_for({'conf_changed': False, 'rebuild_pending': False}) is False
+    assert reads == []                                   # a call in sync: dpkg's status file is not read
+    assert initramfs.dpkg_rebuild_pending_for({'conf_changed': True, 'rebuild_pending': False}) is True
+    assert initramfs.dpkg_rebuild_pending_for({'conf_changed': False, 'rebuild_pending': True}) is True
+    assert len(reads) == 2

@@ -101,6 +101,9 @@ def test_an_owed_rebuild_with_dpkg_work_pending_finishes_it(generator):
     owed = result('data', rebuild_pending=True, initramfs_generator=generator, initramfs_dpkg_pending=True)
     got = raid0_outcome({'results': [owed]}, deferred={'skipped': True})
     assert got['rebuild'] and got['argv'] == ['dpkg', '--configure', '--pending'] and not got['deferred']
+    # the owed array need not be the first: dpkg's state is the host's, read by the calls that rebuild
+    in_sync = result('logs', initramfs_generator=generator, initramfs_dpkg_pending=False)
+    assert raid0_outcome({'results': [in_sync, owed]})['argv'] == ['dpkg', '--configure', '--pending']
     # negative control: nothing pending in dpkg, the generator itself
     owed['initramfs_dpkg_pending'] = False
     assert raid0_outcome({'results': [owed]})['argv'][0] == ('update-initramfs' if generator == 'initramfs-tools'

@@ -83,6 +83,11 @@ _value:
       description: The units whose restart is pending (policy C(restart) never).
       type: list
       elements: str
+    pending_entries:
+      description: The same, each C(unit) and C(reasons) (a line per change), as M(iotune.storage.pending_restarts)
+        records them.
+      type: list
+      elements: dict
     restart_needed:
       description: Whether a service of the policy needs a restart.
       type: bool
@@ -110,6 +115,8 @@ def restart_decision(policy, block_tuning=None, kernel_before=None, mounted=None
     return dict(found, changes=changes, restarts=restarts,
                 active_argv=['systemctl', 'is-active'] + [r['unit'] for r in restarts],
                 pending=[s['unit'] for s in found['services'] if s['pending']],
+                pending_entries=[{'unit': s['unit'], 'reasons': [rd.reason_text(r) for r in s['reasons']]}
+                                 for s in found['services'] if s['pending']],
                 lines=rd.summary_lines(found, check_mode=check_mode))
 
 

@@ -284,11 +284,14 @@ def tuned_facts(host, expected):
 
 
 def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab', sysctl=None, thp=None,
-           sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), read_initramfs=None):
+           sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), read_initramfs=None,
+           read_restarts=None):
     """Everything the controller's comparison needs, as one dict (schema SCHEMA_VERSION).
 
     ``read_initramfs``: a callable returning {'checked', 'image', 'lines', 'error'} about the ARRAY lines in
     the initramfs that boots next, or None (then that check is reported as not made).
+    ``read_restarts``: a callable returning the restarts a tune run left owed ({'path', 'error', 'pending'},
+    restart_record.audit_facts), or None (none read).
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
     fstab_text = files.read_text(host.path(fstab))
@@ -313,4 +316,5 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
         facts['initramfs'] = {'checked': False, 'image': None, 'lines': [], 'error': 'not checked (initramfs=false)'}
     else:
         facts['initramfs'] = read_initramfs()
+    facts['restarts'] = read_restarts() if read_restarts is not None else {'path': None, 'error': None, 'pending': []}
     return facts

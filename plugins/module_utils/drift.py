@@ -309,6 +309,18 @@ def compared_plan(plan):
     }
 
 
+def _restarts(facts):
+    """A ``restart`` item per database service that still owes the restart a tune run decided and did not make
+    (restart policy never: module_utils/restart_record.py), and an ``audit`` item when its record is unreadable."""
+    found = facts.get('restarts') or {}
+    items = [_item('audit', 'restarts', 'could not be read: %s' % found['error'])] if found.get('error') else []
+    for entry in found.get('pending') or []:
+        items.append(_item('restart', entry['unit'], 'restart pending since %s: %s'
+                           % (entry.get('since') or 'an earlier run', '; '.join(entry.get('reasons') or []) or
+                              'a change that needs it')))
+    return items
+
+
 def compare(facts, plan, host=None, unresolved=None):
     """The verdict of one host: {'host', 'verdict', 'profile', 'items', 'notes', 'arrays', 'devices', 'observed',
     'error'} (``observed`` None: no observe window here; the controller's audit adds its own).
@@ -327,6 +339,7 @@ def compare(facts, plan, host=None, unresolved=None):
     kernel_items, kernel_notes = _kernel(facts)
     items.extend(kernel_items)
     notes.extend(kernel_notes)
+    items.extend(_restarts(facts))
     profile = (plan.get('profile') or {}).get('description')
     return {'host': host, 'verdict': 'drift' if items else 'ok', 'profile': profile, 'items': items,
             'notes': notes, 'arrays': arrays, 'devices': devices, 'observed': None, 'error': None}
@@ -340,6 +353,8 @@ PLACEHOLDER = '\u2026'
 _HOST_SPECIFIC = [
     (re.compile(r'(/dev/disk/by-[a-z-]+/)[^\s,;()\'"]+'), r'\g<1>' + PLACEHOLDER),
     (re.compile(r'(UUID=)[^\s,;()\'"]+'), r'\g<1>' + PLACEHOLDER),
+    # a moment (the since of a restart owed)
+    (re.compile(r'\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:\d{2}|Z)?'), PLACEHOLDER),
     (re.compile(r'\b[0-9a-f]{8}(?::[0-9a-f]{8}){3}\b', re.I), PLACEHOLDER),
     (re.compile(r'\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b', re.I), PLACEHOLDER),
     (re.compile(r'\bname=[^\s:=]+:(?=\S)'), 'name=' + PLACEHOLDER + ':'),

@@ -23,7 +23,7 @@ import os
 import sys
 import time
 
-from ansible_collections.iotune.storage.plugins.module_utils import audit, drift, files, initramfs
+from ansible_collections.iotune.storage.plugins.module_utils import audit, drift, files, initramfs, restart_record
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import loadable_schedulers
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost, run_argv
 
@@ -333,7 +333,8 @@ def read_host(spec, cache_path):
                         args['rules_file'], conf_path=args['mdadm_conf'], sysctl=args['sysctl'], thp=args['thp'],
                         sysctl_file=args['sysctl_file'], page_kb=page_kb(),
                         loadable=loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2])),
-                        read_initramfs=reader, **optional)
+                        read_initramfs=reader, read_restarts=lambda: restart_record.audit_facts(
+                            run_command, os.path.join(HOST_ROOT, restart_record.PATH.lstrip('/'))), **optional)
 
 
 def parse_args(argv):

@@ -90,6 +90,13 @@ options:
     description: Read the ARRAY lines of the initramfs that boots next (seconds on a slow host); V(false) skips it.
     type: bool
     default: true
+  restart_record:
+    description:
+      - The record of the restarts a tune run decided and did not make (restart policy C(never), docs/rolling.md),
+        which M(iotune.storage.pending_restarts) writes. Each restart still owed (the unit runs the process that ran
+        at the change) is reported; a missing file is no restart owed.
+    type: path
+    default: /var/lib/iotune-storage/pending-restarts.json
 notes:
   - One module call per host. The P(iotune.storage.audit#role) role runs no other task on the host, except one
     read-only C(storage_preflight) call that resolves member selectors by cloud identity when the arrays use them.
@@ -143,6 +150,10 @@ audit:
     kernel:
       description: The report of the kernel settings check (as M(iotune.storage.kernel_settings) returns it), or null.
       type: dict
+    restarts:
+      description: C(path), C(error) and the C(pending) restarts still owed (each C(unit), C(invocation_id), C(since),
+        C(reasons)).
+      type: dict
     errors:
       description: Problems that kept a part from being read (the controller reports them as drift).
       type: list
@@ -153,6 +164,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.iotune.storage.plugins.module_utils import restart_record
 from ansible_collections.iotune.storage.plugins.module_utils.audit import gather, next_initramfs
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import loadable_schedulers
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
@@ -177,6 +189,7 @@ def argument_spec():
         thp=dict(type='dict', default={}),
         sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
         initramfs=dict(type='bool', default=True),
+        restart_record=dict(type='path', default=restart_record.PATH),
     )
 
 
@@ -204,11 +217,17 @@ class Audit(object):
             return None
         return lambda: next_initramfs(self.module.run_command, boot_dir=os.path.join(HOST_ROOT, 'boot'))
 
+    def restarts(self):
+        """The reader of the restarts a tune run left owed (module_utils/restart_record.py)."""
+        path = os.path.join(HOST_ROOT, self.p['restart_record'].lstrip('/'))
+        return lambda: restart_record.audit_facts(self.module.run_command, path)
+
     def run(self):
         p = self.p
         return gather(self.host, p['arrays'], p['tuning'], p['rules_file'], conf_path=p['mdadm_conf'],
                       fstab=p['fstab'], sysctl=p['sysctl'], thp=p['thp'], sysctl_file=p['sysctl_file'],
-                      page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs())
+                      page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs(),
+                      read_restarts=self.restarts())
 
 
 def main():

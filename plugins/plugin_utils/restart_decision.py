@@ -261,6 +261,11 @@ def _what(reason):
     return '%s (%s)' % (reason['class'], reason['what']) if reason['what'] else reason['class']
 
 
+def reason_text(reason):
+    """One reason of a service's decision as a line: the change and why it needs the restart."""
+    return '%s: %s' % (_what(reason), reason['why'])
+
+
 def summary_lines(decision, check_mode=False):
     """The lines the run prints per host (and --check prints as what would happen): each service that restarts or
     has a restart pending, with its reasons and actions, then the live changes."""

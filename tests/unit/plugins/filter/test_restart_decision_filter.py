@@ -29,6 +29,10 @@ def test_a_thp_change_restarts_mongodb_after_its_drain():
 def test_restart_never_lists_it_as_pending():
     found = restart_decision(dict(POLICY, restart='never'), kernel_before=THP)
     assert found['restarts'] == [] and found['pending'] == ['standin.service']
+    # what the pending_restarts module records: the unit and a line per change with why it needs the restart
+    assert found['pending_entries'] == [{'unit': 'standin.service', 'reasons': [
+        'thp (THP enabled: madvise, wanted always): MongoDB reads THP when mongod starts']}]
+    assert restart_decision(POLICY, kernel_before=THP)['pending_entries'] == []
 
 
 def test_a_readahead_change_restarts_nothing():

@@ -19,7 +19,9 @@ needs its restart, a readahead change does not).
    names `b` and the failed check;
 4. a degraded cluster (`b` unhealthy) before the first batch: the run stops at the first gate and nothing is changed
    on either host (readahead set by hand stays, no restart);
-5. `--check` of a THP change: "would restart", nothing changed.
+5. `--check` of a THP change: "would restart", nothing changed;
+6. `restart: never` and a THP change: no stand-in restarted, the restart owed on record on both hosts, the audit of
+   `a` reports it (area restart) until the stand-in is restarted by hand, then reports nothing.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import LAB, REPO, VM, failure_messages
+from conftest import LAB, REPO, VM, failure_messages, run_audit
 
 # Opt-in (make molecule-vm-rolling) until make test has room for its second VM (about 7 minutes on the development
 # machine; docs/testing.md): IOTUNE_VM_ROLLING=1.
@@ -134,9 +136,10 @@ def cluster(tmp_path_factory, subrun):
         subprocess.run([LAB, "down", B], check=False, capture_output=True, timeout=300)
 
 
-def rollout(subrun, cluster, check=False):
+def rollout(subrun, cluster, check=False, extra=None):
     argv = ["ansible-playbook", "iotune.storage.tune", "-i", os.path.join(os.path.dirname(__file__), "..", "inventory"),
-            "-i", cluster["inventory"], "--limit", "db", "-e", json.dumps({"iotune_serial": 1, "iotune_hosts": "db"})]
+            "-i", cluster["inventory"], "--limit", "db",
+            "-e", json.dumps(dict(extra or {}, iotune_serial=1, iotune_hosts="db"))]
     if check:
         argv += ["--check", "--diff"]
     env = dict(subrun.env, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json")
@@ -249,3 +252,33 @@ def test_check_mode_says_what_would_restart_and_changes_nothing(subrun, cluster)
     assert {ssh(vm, "cat", THP_DEFRAG) for vm in (VM, B)} == {"[always] defer defer+madvise madvise never"}  # as set
     rc, out, report = rollout(subrun, cluster)                        # and back to the profile's, for what follows
     assert rc == 0, out[-4000:]
+
+
+RECORD = "/var/lib/iotune-storage/pending-restarts.json"
+
+
+def restart_items(subrun, report_dir):
+    rc, out, doc, dummy = run_audit(subrun, report_dir)
+    assert rc == 0, out[-3000:]
+    return [i for i in doc["hosts"][0]["items"] if i["area"] == "restart"]
+
+
+def test_restart_never_keeps_the_restart_owed_on_record_until_it_is_done(subrun, cluster, tmp_path):
+    for vm in (VM, B):
+        ssh(vm, "echo always > %s" % THP_DEFRAG)
+    before = (starts(VM), starts(B))
+    rc, out, report = rollout(subrun, cluster, extra={"iotune_restart_policy": dict(POLICY, restart="never")})
+    assert rc == 0, out[-4000:]
+    assert (starts(VM), starts(B)) == before                          # never: nothing restarted
+    for vm in (VM, B):
+        record = json.loads(ssh(vm, "cat", RECORD))
+        assert [e["unit"] for e in record["pending"]] == ["%s.service" % UNIT], record
+        assert record["pending"][0]["invocation_id"] == ssh(vm, "systemctl show -p InvocationID --value", UNIT)
+        assert ssh(vm, "stat -c %a", RECORD) == "600"
+    items = restart_items(subrun, tmp_path / "owed")
+    assert [i["subject"] for i in items] == ["%s.service" % UNIT], items
+    assert "restart pending since" in items[0]["message"] and "thp" in items[0]["message"], items
+    # negative control: restarted by hand (another invocation), the audit reports nothing, the file still holds it
+    ssh(VM, "systemctl restart", UNIT)
+    assert restart_items(subrun, tmp_path / "done") == []
+    assert json.loads(ssh(VM, "cat", RECORD))["pending"], "the record is judged by its readers, not rewritten"

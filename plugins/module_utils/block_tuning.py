@@ -30,9 +30,12 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
 )
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     DEVICE_CLASSES,
+    NOMERGES_CHOICES,
     QUEUE_KEYS,
     READ_AHEAD_MAX_KB,
+    RQ_AFFINITY_CHOICES,
     SCHEDULER_ALIASES,
+    WRITE_CACHE_CHOICES,
     queue_class_problem,
     queue_value_problem,
     scheduler_problem,
@@ -628,10 +631,16 @@ SETTING_TYPES = {'scheduler': 'str', 'scheduler_by_class': 'dict', 'read_ahead_k
                  'rq_affinity': 'int', 'io_timeout': 'int', 'write_cache': 'str', 'queue_by_class': 'dict'}
 
 
+# the settings whose values are a few choices (rules.py): the argument spec lists them
+SETTING_CHOICES = {'nomerges': NOMERGES_CHOICES, 'rq_affinity': RQ_AFFINITY_CHOICES, 'write_cache': WRITE_CACHE_CHOICES}
+
+
 def devices_option():
     """The argument spec of the ``devices`` option (udev_block_tuning; storage_preflight's ``tuning``)."""
     options = dict((key, dict(type='str')) for key in SELECTOR_KEYS)
     options.update((key, dict(type=SETTING_TYPES[key])) for key in SETTING_KEYS)
+    for key, choices in SETTING_CHOICES.items():
+        options[key]['choices'] = list(choices)
     return dict(
         type='list', elements='dict', default=[], options=options,
         mutually_exclusive=[list(SELECTOR_KEYS), ['read_ahead_kb', 'read_ahead_sectors'],

@@ -330,7 +330,7 @@ def class_settings(settings, cls, cloud=None):
     return out
 
 
-def by_class(settings):
+def has_class_values(settings):
     """Whether ``settings`` hold values per member class."""
     return settings.get('scheduler_by_class') is not None or bool(settings.get('queue_by_class'))
 
@@ -479,7 +479,7 @@ def check_selector(entry, settings, host):
 def member_class(settings, dev):
     """(device class, cloud class or None) by which ``settings`` tune ``dev``: the cloud class only when queue_by_class
     names it; None for md/dm (by-class values only apply where a scheduler exists) or settings without classes."""
-    if not by_class(settings) or dev['class'] is None:
+    if not has_class_values(settings) or dev['class'] is None:
         return None
     cloud = dev.get('cloud_class')
     return (dev['class'], cloud if cloud in (settings.get('queue_by_class') or {}) else None)
@@ -494,7 +494,7 @@ def device_expected(where, settings, dev, page_kb, loadable):
     exp = dict((k, v) for k, v in settings.items() if k not in ('scheduler_by_class', 'queue_by_class'))
     sched = settings.get('scheduler')
     cls = member_class(settings, dev)
-    if by_class(settings):
+    if has_class_values(settings):
         found = class_settings(settings, dev['class'], dev.get('cloud_class'))
         if settings.get('scheduler_by_class') is not None:
             sched = found.pop('scheduler', None)
@@ -544,7 +544,7 @@ def entry_rule(entry, settings, matched, classes, warnings):
     """(comment, rule lines) of one entry, or None when its device does not exist yet (warned)."""
     where = describe(entry)
     key, dummy = selector_of(entry)
-    if by_class(settings) and key in ('kernel', 'serial', 'ebs_volume_id') and len(classes) > 1:
+    if has_class_values(settings) and key in ('kernel', 'serial', 'ebs_volume_id') and len(classes) > 1:
         raise TuningError("%s: matches devices of different classes (%s); split the selector"
                           % (where, ', '.join(sorted(class_label(c) for c in classes))))
     dev0 = matched[0] if matched else None
@@ -553,7 +553,7 @@ def entry_rule(entry, settings, matched, classes, warnings):
         warnings.append("%s: device does not exist yet; its rule cannot be rendered until it does" % where)
         return None
     rule_settings = dict((k, v) for k, v in settings.items() if k not in ('scheduler_by_class', 'queue_by_class'))
-    if by_class(settings):
+    if has_class_values(settings):
         if classes:
             cls, cloud = set(classes).pop()
             rule_settings.update(class_settings(settings, cls, cloud))

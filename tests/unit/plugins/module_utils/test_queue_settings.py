@@ -370,3 +370,13 @@ def test_the_rules_file_without_the_line_is_drift_of_the_file(nomerges_host):
     assert [i['area'] for i in items] == ['rules', 'rules']
     assert 'the rules file sets nomerges nothing, profile 2' in [i['message'] for i in items]
     # negative control: the same host with the whole file is clean (the test above)
+
+
+def test_the_html_report_shows_the_queue_values(nomerges_host):
+    from ansible_collections.iotune.storage.plugins.plugin_utils import audit as report
+    nomerges_host.write('sys/block/vdc/queue/nomerges', '0\n')
+    facts = host_audit.gather(nomerges_host.view(), fixture.ARRAYS, nomerges_tuning(nomerges_host), fixture.RULES)
+    devices = drift.compare(facts, fixture.DRIFT_PLAN)['devices']
+    html = report._devices_table(devices)  # pylint: disable=protected-access
+    assert 'nomerges 0 / 2 / 2' in html and 'nomerges 2 / 2 / 2' in html
+    assert '<th>Queue live / profile / rules</th>' in html

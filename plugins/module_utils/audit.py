@@ -133,8 +133,9 @@ def device_props(host, dev):
     """The properties rules_set() matches on, for one device of block_tuning.collect_devices()."""
     env = parse_udev_db(read_text(os.path.join(host.udev_root, 'data', 'b' + (dev['majmin'] or ''))))
     queue = host.path('/sys/class/block/%s/queue' % dev['name'])
-    tests = ['queue/%s' % name for name in ('scheduler', 'read_ahead_kb', 'nr_requests', 'max_sectors_kb',
-                                            'rotational') if os.path.exists(os.path.join(queue, name))]
+    # the queue files the rules test for (TEST=="queue/..."): every attribute the tuning writes
+    tests = [attr for dummy, attr in block_tuning.ATTR_ORDER
+             if os.path.exists(os.path.join(queue, attr.split('/', 1)[1]))]
     return {'KERNEL': dev['name'], 'ENV': env, 'ATTRS': {'serial': dev['serial']}, 'TEST': tests}
 
 

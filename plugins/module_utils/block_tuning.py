@@ -15,6 +15,7 @@ import fnmatch
 import os
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils import ebs
 from ansible_collections.iotune.storage.plugins.module_utils.cloud import EbsVolumeId, SelectorError
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import (
     md_uuid_colon,
@@ -29,15 +30,24 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
 )
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     DEVICE_CLASSES,
+    NOMERGES_CHOICES,
+    QUEUE_KEYS,
     READ_AHEAD_MAX_KB,
+    RQ_AFFINITY_CHOICES,
     SCHEDULER_ALIASES,
+    WRITE_CACHE_CHOICES,
+    queue_class_problem,
+    queue_value_problem,
     scheduler_problem,
     valid_read_ahead_kb,
 )
 
 SELECTOR_KEYS = ('device', 'md_name', 'md_uuid', 'ebs_volume_id', 'serial', 'kernel')
 SETTING_KEYS = ('scheduler', 'scheduler_by_class', 'read_ahead_kb', 'read_ahead_sectors',
-                'nr_requests', 'max_sectors_kb', 'rotational')
+                'nr_requests', 'max_sectors_kb', 'rotational', 'nomerges', 'rq_affinity', 'io_timeout',
+                'write_cache', 'queue_by_class')
+# the queue settings that need their queue file on the device (a missing one is refused before any change)
+NEEDS_QUEUE_FILE = ('nomerges', 'rq_affinity', 'io_timeout', 'write_cache')
 
 
 # queue attribute written by each setting, in the order the rules apply them (scheduler first:
@@ -48,6 +58,10 @@ ATTR_ORDER = (
     ('max_sectors_kb', 'queue/max_sectors_kb'),
     ('rotational', 'queue/rotational'),
     ('read_ahead_kb', 'queue/read_ahead_kb'),
+    ('nomerges', 'queue/nomerges'),
+    ('rq_affinity', 'queue/rq_affinity'),
+    ('write_cache', 'queue/write_cache'),
+    ('io_timeout', 'queue/io_timeout'),
 )
 
 RULES_HEADER = """\
@@ -87,6 +101,27 @@ def device_class(dev):
     if dev.get('rotational') == '1':
         return 'hdd'
     return 'ssd'
+
+
+def cloud_class(dev, cloud=None):
+    """ebs / instance_store / None: the cloud kind of an NVMe member (rules.CLOUD_CLASSES), for queue_by_class.
+
+    The cloud identity of readahead_facts (module_utils/cloud.py, by the model AWS gives the controller) decides; an
+    NVMe disk whose serial is an EBS volume id's (the ebs_volume_id selector's own match) is an EBS volume too, which
+    is how the lab's qemu NVMe disks stand in for one.
+    """
+    if dev.get('class') != 'nvme':
+        return None
+    cloud = cloud or {}
+    if cloud.get('provider') == 'aws':
+        return 'instance_store' if cloud.get('instance_store') else 'ebs'
+    for serial in (dev.get('id_serial_short'), dev.get('serial')):
+        try:
+            if serial and ebs.serial_for_volume_id(serial) == serial.strip():
+                return 'ebs'
+        except ValueError:
+            continue
+    return None
 
 
 def collect_devices(host):
@@ -131,6 +166,8 @@ def collect_devices(host):
             'rotational': None if rot is None else ('1' if rot else '0'),
         }
         dev['class'] = device_class(dev) if dev['schedulers_available'] and not dev['is_md'] else None
+        dev['cloud_class'] = cloud_class(dev, info.get('cloud'))
+        dev['queue_files'] = set(key for key, attr in ATTR_ORDER if os.path.exists(os.path.join(sysdir, attr)))
         devices[name] = dev
     return devices
 
@@ -238,17 +275,64 @@ def normalize_entry(entry, page_kb=4):
             warnings.append("%s: readahead %d KiB is not a multiple of the %d KiB page; the kernel "
                             "rounds it down to %d KiB" % (where, kb, page_kb, kb - kb % page_kb))
         settings['read_ahead_kb'] = kb
-    for key in ('nr_requests', 'max_sectors_kb'):
+    for key in QUEUE_KEYS + ('write_cache',):
         if entry.get(key) is not None:
-            value = int(entry[key])
-            if value < 1:
-                raise TuningError("%s: %s must be a positive integer, got %d" % (where, key, value))
+            value = entry[key] if key == 'write_cache' else int(entry[key])
+            problem = queue_value_problem(key, value)
+            if problem:
+                raise TuningError('%s: %s' % (where, problem))
             settings[key] = value
+    if entry.get('queue_by_class'):
+        settings['queue_by_class'] = normalize_queue_by_class(entry['queue_by_class'], settings, where)
     if entry.get('rotational') is not None:
         settings['rotational'] = '1' if entry['rotational'] else '0'
     if not settings:
         raise TuningError("%s: no setting given (one of %s)" % (where, ', '.join(SETTING_KEYS)))
     return settings, warnings
+
+
+def normalize_queue_by_class(by_class, settings, where):
+    """queue_by_class checked: {class: {setting: value}} with rules.queue_class_problem and queue_value_problem; a
+    setting given for the entry itself too is refused (which one would win?)."""
+    if not isinstance(by_class, dict):
+        raise TuningError('%s: queue_by_class must be a dict {class: {setting: value}}, got %r' % (where, by_class))
+    out = {}
+    for cls, values in sorted(by_class.items(), key=lambda kv: str(kv[0])):
+        if values in (None, {}):
+            continue
+        if not isinstance(values, dict):
+            raise TuningError('%s: queue_by_class.%s must be a dict of queue settings, got %r' % (where, cls, values))
+        out[cls] = {}
+        for key, value in sorted(values.items(), key=lambda kv: str(kv[0])):
+            problem = queue_class_problem(cls, key) or queue_value_problem(key, value)
+            if problem:
+                raise TuningError('%s: queue_by_class.%s: %s' % (where, cls, problem))
+            if key in settings:
+                raise TuningError('%s: %s is given for the entry and in queue_by_class.%s; give it once'
+                                  % (where, key, cls))
+            out[cls][key] = value
+    return out
+
+
+def class_settings(settings, cls, cloud=None):
+    """The scheduler and queue values ``settings`` give a member of device class ``cls`` (None: md, dm) and cloud
+    class ``cloud``: scheduler_by_class[cls], then queue_by_class[cls] with queue_by_class[cloud] over it."""
+    out = {}
+    if cls is None:
+        return out
+    sched = (settings.get('scheduler_by_class') or {}).get(cls)
+    if sched:
+        out['scheduler'] = sched
+    by_class = settings.get('queue_by_class') or {}
+    out.update(by_class.get(cls) or {})
+    if cloud:
+        out.update(by_class.get(cloud) or {})
+    return out
+
+
+def has_class_values(settings):
+    """Whether ``settings`` hold values per member class."""
+    return settings.get('scheduler_by_class') is not None or bool(settings.get('queue_by_class'))
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,17 +476,29 @@ def check_selector(entry, settings, host):
     return key
 
 
+def member_class(settings, dev):
+    """(device class, cloud class or None) by which ``settings`` tune ``dev``: the cloud class only when queue_by_class
+    names it; None for md/dm (by-class values only apply where a scheduler exists) or settings without classes."""
+    if not has_class_values(settings) or dev['class'] is None:
+        return None
+    cloud = dev.get('cloud_class')
+    return (dev['class'], cloud if cloud in (settings.get('queue_by_class') or {}) else None)
+
+
+def class_label(cls):
+    return '/'.join(part for part in cls if part)
+
+
 def device_expected(where, settings, dev, page_kb, loadable):
-    """(expected values, device class used for scheduler_by_class or None) of one matched device."""
-    exp = dict((k, v) for k, v in settings.items() if k != 'scheduler_by_class')
+    """(expected values, member class used for the by-class values or None) of one matched device."""
+    exp = dict((k, v) for k, v in settings.items() if k not in ('scheduler_by_class', 'queue_by_class'))
     sched = settings.get('scheduler')
-    cls = None
-    if settings.get('scheduler_by_class') is not None:
-        if dev['class'] is None:
-            sched = None  # md/dm: no scheduler; by-class only applies where one exists
-        else:
-            sched = settings['scheduler_by_class'].get(dev['class'])
-            cls = dev['class']
+    cls = member_class(settings, dev)
+    if has_class_values(settings):
+        found = class_settings(settings, dev['class'], dev.get('cloud_class'))
+        if settings.get('scheduler_by_class') is not None:
+            sched = found.pop('scheduler', None)
+        exp.update(found)
     if sched:
         if not dev['scheduler_file'] or not dev['schedulers_available']:
             raise TuningError("%s: device %s has no configurable I/O scheduler (md, dm and other "
@@ -417,6 +513,11 @@ def device_expected(where, settings, dev, page_kb, loadable):
     if 'nr_requests' in exp and not dev['scheduler_file']:
         raise TuningError("%s: device %s has no nr_requests (not a blk-mq device)"
                           % (where, dev['name']))
+    for key in NEEDS_QUEUE_FILE:
+        if key in exp and key not in dev.get('queue_files', ()):
+            raise TuningError("%s: device %s has no queue/%s (%s)" % (
+                where, dev['name'], key, 'md and other bio-based devices have none; set it on the members'
+                if dev['is_md'] or not dev['scheduler_file'] else 'not offered by this kernel or driver'))
     if 'max_sectors_kb' in exp and dev['max_hw_sectors_kb'] is not None \
             and exp['max_sectors_kb'] > int(dev['max_hw_sectors_kb']):
         raise TuningError("%s: max_sectors_kb %d exceeds the hardware limit of device %s "
@@ -443,25 +544,22 @@ def entry_rule(entry, settings, matched, classes, warnings):
     """(comment, rule lines) of one entry, or None when its device does not exist yet (warned)."""
     where = describe(entry)
     key, dummy = selector_of(entry)
-    if settings.get('scheduler_by_class') is not None and key in ('kernel', 'serial', 'ebs_volume_id') \
-            and len(classes) > 1:
+    if has_class_values(settings) and key in ('kernel', 'serial', 'ebs_volume_id') and len(classes) > 1:
         raise TuningError("%s: matches devices of different classes (%s); split the selector"
-                          % (where, ', '.join(sorted(classes))))
+                          % (where, ', '.join(sorted(class_label(c) for c in classes))))
     dev0 = matched[0] if matched else None
     keysets = match_keys(entry, dev0)
     if keysets is None:
         warnings.append("%s: device does not exist yet; its rule cannot be rendered until it does" % where)
         return None
-    rule_settings = dict(settings)
-    if settings.get('scheduler_by_class') is not None:
-        rule_settings.pop('scheduler_by_class')
+    rule_settings = dict((k, v) for k, v in settings.items() if k not in ('scheduler_by_class', 'queue_by_class'))
+    if has_class_values(settings):
         if classes:
-            cls = set(classes).pop()
-            if settings['scheduler_by_class'].get(cls):
-                rule_settings['scheduler'] = settings['scheduler_by_class'][cls]
+            cls, cloud = set(classes).pop()
+            rule_settings.update(class_settings(settings, cls, cloud))
         elif not matched:
-            warnings.append("%s: device class unknown until the device exists; scheduler not "
-                            "rendered" % where)
+            warnings.append("%s: device class unknown until the device exists; scheduler%s not "
+                            "rendered" % (where, ' and queue settings' if settings.get('queue_by_class') else ''))
     if key in ('md_name', 'md_uuid') or (dev0 is not None and dev0['is_md']):
         rule_settings.pop('scheduler', None)
     return '%s' % where, render_entry_lines(keysets, rule_settings)
@@ -529,13 +627,20 @@ VALIDATE_UNMATCHED = ('md_name', 'md_uuid')
 
 # the type of each setting in the argument spec (the selectors are strings)
 SETTING_TYPES = {'scheduler': 'str', 'scheduler_by_class': 'dict', 'read_ahead_kb': 'int', 'read_ahead_sectors': 'int',
-                 'nr_requests': 'int', 'max_sectors_kb': 'int', 'rotational': 'bool'}
+                 'nr_requests': 'int', 'max_sectors_kb': 'int', 'rotational': 'bool', 'nomerges': 'int',
+                 'rq_affinity': 'int', 'io_timeout': 'int', 'write_cache': 'str', 'queue_by_class': 'dict'}
+
+
+# the settings whose values are a few choices (rules.py): the argument spec lists them
+SETTING_CHOICES = {'nomerges': NOMERGES_CHOICES, 'rq_affinity': RQ_AFFINITY_CHOICES, 'write_cache': WRITE_CACHE_CHOICES}
 
 
 def devices_option():
     """The argument spec of the ``devices`` option (udev_block_tuning; storage_preflight's ``tuning``)."""
     options = dict((key, dict(type='str')) for key in SELECTOR_KEYS)
     options.update((key, dict(type=SETTING_TYPES[key])) for key in SETTING_KEYS)
+    for key, choices in SETTING_CHOICES.items():
+        options[key]['choices'] = list(choices)
     return dict(
         type='list', elements='dict', default=[], options=options,
         mutually_exclusive=[list(SELECTOR_KEYS), ['read_ahead_kb', 'read_ahead_sectors'],
@@ -564,5 +669,9 @@ def host_plan(entries, host, allow_unmatched=False, modules_root='/lib/modules')
             if key not in DEVICE_CLASSES:
                 raise TuningError('scheduler_by_class key %r is not a device class (%s)'
                                   % (key, ', '.join(DEVICE_CLASSES)))
+        for key in entry.get('queue_by_class') or {}:
+            problem = queue_class_problem(key, None)
+            if problem:
+                raise TuningError('queue_by_class: %s' % problem)
     return plan(entries, collect_devices(host), host, page_kb=page_kb(), allow_unmatched=allow_unmatched,
                 loadable=loadable_schedulers(os.path.join(modules_root, os.uname()[2])))

@@ -200,7 +200,10 @@ def _arrays(plan, facts):
 # tuning, tuned, kernel
 
 
+# the audit's area of each queue value; the other queue settings are one area, ``queue`` (as the restart decision
+# calls them: plugin_utils/restart_decision.py)
 ATTR_AREA = {'read_ahead_kb': 'readahead', 'scheduler': 'scheduler'}
+QUEUE_AREA = 'queue'
 
 
 # whether a live queue value is the profile's: udev_block_tuning's own rule (the metrics collector reads it here too)
@@ -230,7 +233,7 @@ def _tuning(facts):
             live = (dev.get('live') or {}).get(attr)
             on_disk = (dev.get('rules') or {}).get(attr)
             row[attr] = {'live': live, 'profile': want, 'rules': on_disk}
-            area = ATTR_AREA.get(attr, attr)
+            area = ATTR_AREA.get(attr, QUEUE_AREA)
             if not live_matches(live, want):
                 items.append(_item(area, subject, '%s live %s, profile %s' % (attr, live, want)))
             if rules.get('present') and str(on_disk) != str(want):

@@ -80,6 +80,34 @@ LEGACY_SCHEDULERS = {
 # names the rules file writes as their blk-mq name
 SCHEDULER_ALIASES = {'deadline': 'mq-deadline'}
 
+# Queue settings beyond readahead and the scheduler (docs/block_tuning.md, "Queue settings"): the values a sysfs
+# queue file takes and reads back unchanged. nomerges and rq_affinity: 0, 1 or 2 (rq_affinity ignores other values
+# without an error). nr_requests: the kernel raises a value below 4 (BLKDEV_MIN_RQ) to 4 and refuses more than 2048
+# (MAX_SCHED_RQ) with a scheduler; without one the device's tag depth is the limit (the host's verify names it).
+# max_sectors_kb: at least a page and a whole number of 4 KiB (the kernel rounds the limit down to the logical block
+# size); the host checks max_hw_sectors_kb. io_timeout (ms): the kernel keeps it in jiffies and a value of 2^31 ms or
+# more becomes its "infinite" jiffy count, which reads back as another number that depends on CONFIG_HZ; whole
+# seconds below 2^31 ms read back exactly at any HZ, so the live check can prove them.
+NOMERGES_CHOICES = (0, 1, 2)
+RQ_AFFINITY_CHOICES = (0, 1, 2)
+NR_REQUESTS_RANGE = (4, 2048)
+MAX_SECTORS_KB_STEP = 4
+IO_TIMEOUT_MS_RANGE = (1000, 2147483000)
+# queue/write_cache reads "write back" or "write through"; writing it changes only what the kernel believes about the
+# disk's cache (whether it sends flushes): "write through" on a disk whose cache is volatile loses acknowledged
+# writes at a power loss. An explicit per-array opt-in only (iotune_arrays[].write_cache), never a profile value.
+WRITE_CACHE_CHOICES = ('write back', 'write through')
+# the member classes queue_by_class is keyed by: the device classes, and the cloud disks that are NVMe devices of
+# their own kind (block_tuning.cloud_class: EBS volumes, instance store); an EBS member takes nvme's values, then ebs's
+CLOUD_CLASSES = ('ebs', 'instance_store')
+QUEUE_CLASSES = DEVICE_CLASSES + CLOUD_CLASSES
+# the settings of queue_by_class (and of a profile's array.queue: only those an md array's queue has)
+QUEUE_KEYS = ('nomerges', 'rq_affinity', 'nr_requests', 'max_sectors_kb', 'io_timeout')
+ARRAY_QUEUE_KEYS = ('nomerges', 'max_sectors_kb')
+# settings that only some classes may carry: AWS asks for a long NVMe timeout on EBS volumes, not on instance store
+# (amazon-ec2-utils PR #8, bottlerocket #2758), whose failures must surface
+QUEUE_KEY_CLASSES = {'io_timeout': ('ebs',)}
+
 # ---------------------------------------------------------------------------------------------
 # kernel settings
 
@@ -235,3 +263,39 @@ def thp_problem(key, value):
         if 0 <= int(value) <= THP_MAX_PTES_NONE:
             return None
     return '%r is not an integer 0..%d' % (value, THP_MAX_PTES_NONE)
+
+
+def queue_value_problem(key, value):
+    """Why a queue setting's value is refused, or None (QUEUE_KEYS and write_cache; see the constants above)."""
+    if key == 'write_cache':
+        if value in WRITE_CACHE_CHOICES:
+            return None
+        return 'write_cache must be one of %s, got %r' % (', '.join(repr(c) for c in WRITE_CACHE_CHOICES), value)
+    if key not in QUEUE_KEYS:
+        return 'unknown queue setting %r%s (known: %s)' % (key, did_you_mean(key, QUEUE_KEYS), ', '.join(QUEUE_KEYS))
+    if not _is_int(value):
+        return '%s must be an integer, got %r' % (key, value)
+    if key == 'nomerges' and value not in NOMERGES_CHOICES:
+        return 'nomerges must be 0, 1 or 2 (2: no merging at all), got %d' % value
+    if key == 'rq_affinity' and value not in RQ_AFFINITY_CHOICES:
+        return 'rq_affinity must be 0, 1 or 2 (the kernel ignores other values), got %d' % value
+    if key == 'nr_requests' and not NR_REQUESTS_RANGE[0] <= value <= NR_REQUESTS_RANGE[1]:
+        return ('nr_requests must be %d..%d (the kernel raises a smaller value to %d and refuses a larger one), got %d'
+                % (NR_REQUESTS_RANGE + (NR_REQUESTS_RANGE[0], value)))
+    if key == 'max_sectors_kb' and (value < MAX_SECTORS_KB_STEP or value % MAX_SECTORS_KB_STEP):
+        return ('max_sectors_kb must be a positive multiple of %d KiB (the kernel rounds it down to whole blocks), '
+                'got %d' % (MAX_SECTORS_KB_STEP, value))
+    if key == 'io_timeout' and (not IO_TIMEOUT_MS_RANGE[0] <= value <= IO_TIMEOUT_MS_RANGE[1] or value % 1000):
+        return ('io_timeout must be whole seconds in milliseconds, %d..%d (a value of 2^31 ms or more, such as '
+                '4294967295, reads back as another number, so no run could verify it), got %d'
+                % (IO_TIMEOUT_MS_RANGE + (value,)))
+    return None
+
+
+def queue_class_problem(cls, key):
+    """Why queue_by_class.<cls>.<key> is refused as a place, or None (the value is queue_value_problem's)."""
+    if cls not in QUEUE_CLASSES:
+        return 'unknown member class %r%s (known: %s)' % (cls, did_you_mean(cls, QUEUE_CLASSES), ', '.join(QUEUE_CLASSES))
+    if key in QUEUE_KEY_CLASSES and cls not in QUEUE_KEY_CLASSES[key]:
+        return '%s is for %s members only, not %s' % (key, ' and '.join(QUEUE_KEY_CLASSES[key]), cls)
+    return None

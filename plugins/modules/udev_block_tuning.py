@@ -103,14 +103,53 @@ options:
           - Mutually exclusive with O(devices[].read_ahead_kb).
         type: int
       nr_requests:
-        description: Queue depth of the scheduler (C(queue/nr_requests)); blk-mq devices only.
+        description:
+          - Queue depth of the scheduler (C(queue/nr_requests)), 4 to 2048; blk-mq devices only. Without a scheduler the
+            device's tag depth is the limit (the read-back after the trigger names a refusal).
         type: int
       max_sectors_kb:
-        description: Largest request in KiB (C(queue/max_sectors_kb)); must not exceed C(max_hw_sectors_kb).
+        description:
+          - Largest request in KiB (C(queue/max_sectors_kb)), a multiple of 4; must not exceed C(max_hw_sectors_kb).
         type: int
       rotational:
         description: Value of C(queue/rotational).
         type: bool
+      nomerges:
+        description:
+          - Value of C(queue/nomerges) - V(0) all merges, V(1) simple one-hit merges only, V(2) no merging. md arrays
+            have it too.
+        type: int
+        choices: [0, 1, 2]
+      rq_affinity:
+        description:
+          - Value of C(queue/rq_affinity) - V(1) completes a request in the submitting CPU's group, V(2) on the
+            submitting CPU itself. blk-mq devices only (md has none on current kernels).
+        type: int
+        choices: [0, 1, 2]
+      io_timeout:
+        description:
+          - Value of C(queue/io_timeout) in milliseconds, whole seconds from 1000 to 2147483000. The kernel keeps the
+            timeout in jiffies; a value of 2^31 ms or more (such as 4294967295) reads back as another number that
+            depends on C(CONFIG_HZ), so it could never be verified and is refused.
+          - In O(devices[].queue_by_class) only for the C(ebs) class (AWS asks for a long timeout on EBS volumes, not on
+            instance store).
+        type: int
+      write_cache:
+        description:
+          - Value of C(queue/write_cache). Writing it changes what the kernel believes about the disk's cache (whether
+            it sends flushes), not the cache. V(write through) on a disk whose cache is volatile loses acknowledged
+            writes at a power loss; Scylla and Redpanda use it for GCP local SSDs only.
+        type: str
+        choices: [write back, write through]
+      queue_by_class:
+        description:
+          - Queue settings per member class, resolved per matched device like O(devices[].scheduler_by_class). Keys
+            C(nvme), C(virtual), C(ssd), C(hdd), and the cloud classes C(ebs) (an NVMe disk whose model is EBS's or
+            whose serial is an EBS volume id) and C(instance_store); values are dicts of C(nomerges), C(rq_affinity),
+            C(nr_requests), C(max_sectors_kb) and C(io_timeout) (C(ebs) only).
+          - A member takes its device class's values, then its cloud class's over them. md arrays are skipped. A setting
+            given for the entry itself must not be in here too.
+        type: dict
   rules_file:
     description:
       - The rules file. Its number must sort after C(63-md-raid-arrays.rules) so that C(MD_UUID) and C(MD_NAME) are known.
@@ -192,6 +231,14 @@ EXAMPLES = r'''
         scheduler: none
         read_ahead_sectors: 32
 
+- name: No merging on the array and its members; EBS members never time out I/O for 24 days
+  iotune.storage.udev_block_tuning:
+    devices:
+      - md_name: data
+        nomerges: 2
+      - device: /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0a1b2c3d4e5f60718
+        queue_by_class: {nvme: {nomerges: 2}, ebs: {io_timeout: 2147483000}}
+
 - name: krbd images inside a guest
   iotune.storage.udev_block_tuning:
     devices:
@@ -239,8 +286,10 @@ devices:
     md127:
       selected_by: [md_name=data]
       expected: {read_ahead_kb: 8}
-      before: {scheduler: null, read_ahead_kb: "2048", nr_requests: null, max_sectors_kb: "1280", rotational: "1"}
-      after: {scheduler: null, read_ahead_kb: "8", nr_requests: null, max_sectors_kb: "1280", rotational: "1"}
+      before: {scheduler: null, read_ahead_kb: "2048", nr_requests: null, max_sectors_kb: "1280", rotational: "1",
+               nomerges: "0", rq_affinity: null, write_cache: "write through", io_timeout: null}
+      after: {scheduler: null, read_ahead_kb: "8", nr_requests: null, max_sectors_kb: "1280", rotational: "1",
+              nomerges: "2", rq_affinity: null, write_cache: "write through", io_timeout: null}
 readahead_changed:
   description: Devices whose live readahead changed; running services keep the old value for files they hold open.
   returned: always

@@ -438,16 +438,20 @@ def _host_details(host, open_drift):
 
 
 def _devices_table(devices):
-    """A host's devices: readahead and scheduler, live / profile / rules."""
+    """A host's devices: readahead, scheduler and the other queue settings, live / profile / rules."""
     e = html_lib.escape
     lines = ['<table class="devices"><tr><th>Device</th><th>Readahead live / profile / rules</th>'
-             '<th>Scheduler live / profile / rules</th></tr>']
+             '<th>Scheduler live / profile / rules</th><th>Queue live / profile / rules</th></tr>']
     for dev in devices:
         cells = []
         for attr in ('read_ahead_kb', 'scheduler'):
             v = dev.get(attr)
             cells.append('-' if not v else '%s / %s / %s' % (v['live'], v['profile'], v['rules']))
-        lines.append('<tr><td>%s</td><td>%s</td><td>%s</td></tr>' % (e(dev['device']), e(cells[0]), e(cells[1])))
+        queue = ['%s %s / %s / %s' % (attr, v['live'], v['profile'], v['rules']) for attr, v in sorted(dev.items())
+                 if attr not in ('read_ahead_kb', 'scheduler') and isinstance(v, dict) and 'profile' in v]
+        cells.append(', '.join(queue) or '-')
+        lines.append('<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>'
+                     % (e(dev['device']), e(cells[0]), e(cells[1]), e(cells[2])))
     lines.append('</table>')
     return ''.join(lines)
 

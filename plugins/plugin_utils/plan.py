@@ -29,7 +29,10 @@ from ansible_collections.iotune.storage.plugins.module_utils import fio as fio_j
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
+    ARRAY_QUEUE_KEYS,
     DEVICE_CLASSES,
+    QUEUE_CLASSES,
+    QUEUE_KEYS,
     READ_AHEAD_MAX_KB,
     SYSCTL_DATABASE,
     SYSCTL_EXCLUSIVE,
@@ -41,6 +44,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     did_you_mean,
     mount_option_problem,
     mount_option_set_problems,
+    queue_class_problem,
+    queue_value_problem,
     scheduler_problem,
     sysctl_action,
     sysctl_name,
@@ -54,8 +59,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
 PROFILE_SCHEMA = {
     'description': None,
     'raid_chunk_kb': None,
-    'array': {'read_ahead_kb': None},
-    'members': {'read_ahead_kb': None, 'scheduler_by_class': None},
+    'array': {'read_ahead_kb': None, 'queue': dict.fromkeys(ARRAY_QUEUE_KEYS)},
+    'members': {'read_ahead_kb': None, 'scheduler_by_class': None,
+                'queue_by_class': dict((cls, dict.fromkeys(QUEUE_KEYS)) for cls in QUEUE_CLASSES)},
     'mount_options': None,
     'services': None,
     'fio_verify_jobs': None,
@@ -71,7 +77,7 @@ PROFILE_REQUIRED = ('raid_chunk_kb', 'array.read_ahead_kb', 'members.read_ahead_
 
 ARRAY_KEYS = ('name', 'devices', 'chunk_kb', 'mountpoint', 'mount_options', 'label', 'wipe_devices',
               'allow_shared_disk', 'allow_single_device', 'allow_nonempty_mountpoint', 'owner',
-              'group', 'mode', 'services', 'ephemeral', 'move_from')
+              'group', 'mode', 'services', 'ephemeral', 'move_from', 'write_cache')
 ARRAY_REQUIRED = ('name', 'devices', 'mountpoint')
 
 UNIT_RE = re.compile(r'[A-Za-z0-9:_.@\\-]{1,240}')
@@ -281,6 +287,7 @@ def validate_profile(name, data, overrides):
     except ValueError as e:
         problems.append(str(e))
     problems.extend(_scheduler_problems(profile['members']['scheduler_by_class'], where))
+    problems.extend(_queue_problems(profile, where))
     for key, check in (('mount_options', mount_options), ('services', service_units)):
         if profile.get(key) is None and key == 'services':
             profile[key] = []
@@ -311,6 +318,73 @@ def _scheduler_problems(classes, where):
         elif scheduler_problem(sched):
             problems.append('%s: members.scheduler_by_class.%s: %s' % (where, cls, scheduler_problem(sched)))
     return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Queue settings of the profile (array.queue, members.queue_by_class) and an array's write_cache opt-in (issue 27);
+# the values' rules are rules.queue_value_problem and queue_class_problem, which udev_block_tuning applies too
+
+
+def _queue_settings(values, keys, what):
+    """(validated {setting: value}, problems) of one dict of queue settings whose allowed keys are ``keys``."""
+    if values is None:
+        return {}, []
+    if not isinstance(values, dict):
+        return {}, ['%s must be a dict of queue settings (%s), got %r' % (what, ', '.join(keys), values)]
+    out, problems = {}, []
+    for key, value in sorted(values.items(), key=lambda kv: str(kv[0])):
+        if key not in keys:
+            problems.append('%s: unknown key %r%s (known: %s)' % (what, key, did_you_mean(key, keys), ', '.join(keys)))
+            continue
+        if value is None:
+            continue
+        problem = queue_value_problem(key, value)
+        if problem:
+            problems.append('%s: %s' % (what, problem))
+        else:
+            out[key] = value
+    return out, problems
+
+
+def _queue_problems(profile, where):
+    """array.queue (the md array's queue: ARRAY_QUEUE_KEYS) and members.queue_by_class ({class: settings}), checked
+    and normalised in ``profile`` (absent sections become {}); the problems found."""
+    problems = []
+    queue, found = _queue_settings(profile['array'].get('queue'), ARRAY_QUEUE_KEYS, '%s: array.queue' % where)
+    problems.extend(found)
+    profile['array']['queue'] = queue
+    by_class = profile['members'].get('queue_by_class')
+    out = {}
+    if by_class is not None and not isinstance(by_class, dict):
+        problems.append('%s: members.queue_by_class must be a dict keyed by %s' % (where, '/'.join(QUEUE_CLASSES)))
+        by_class = {}
+    for cls, values in sorted((by_class or {}).items(), key=lambda kv: str(kv[0])):
+        what = '%s: members.queue_by_class.%s' % (where, cls)
+        class_problem = queue_class_problem(cls, None)
+        if class_problem:
+            problems.append('%s: members.queue_by_class: %s' % (where, class_problem))
+            continue
+        settings, found = _queue_settings(values, QUEUE_KEYS, what)
+        problems.extend(found)
+        for key in sorted(settings):
+            misplaced = queue_class_problem(cls, key)
+            if misplaced:
+                problems.append('%s: %s' % (what, misplaced))
+                settings.pop(key)
+        if settings:
+            out[cls] = settings
+    profile['members']['queue_by_class'] = out
+    return problems
+
+
+def _write_cache(value):
+    """(an array's write_cache opt-in or None, problem or None)."""
+    if value is None:
+        return None, None
+    problem = queue_value_problem('write_cache', value)
+    if problem:
+        return None, problem + ' (an explicit opt-in per array; docs/block_tuning.md warns about it)'
+    return value, None
 
 
 def fio_verify_problems(jobs, thresholds, where):
@@ -527,6 +601,9 @@ def _array_flags(entry, out, bad, profile):
                            else service_units(entry['services'], 'services'))
     except ValueError as e:
         bad(str(e))
+    out['write_cache'], problem = _write_cache(entry.get('write_cache'))
+    if problem:
+        bad(problem)
 
 
 def validate_arrays(arrays, profile):
@@ -831,6 +908,18 @@ def _release_holds(value):
         return [], [str(e)]
 
 
+def _member_tuning(dev, members, write_cache):
+    """The block_tuning entry of one member: its readahead, the scheduler and queue settings by class, and the
+    array's write_cache opt-in (keys without a value left out, so that a plan without them is as before)."""
+    entry = {'device': dev, 'read_ahead_kb': members['read_ahead_kb'],
+             'scheduler_by_class': members['scheduler_by_class']}
+    if members.get('queue_by_class'):
+        entry['queue_by_class'] = members['queue_by_class']
+    if write_cache is not None:
+        entry['write_cache'] = write_cache
+    return entry
+
+
 def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None,
                resolved=None, release_holds=None):
     """Validate everything and return the plan dict (see docs/architecture.md).
@@ -864,10 +953,10 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
             if e[key] is not None:
                 fs[key] = e[key]
         xfs.append(fs)
-        tuning.append({'md_name': e['name'], 'read_ahead_kb': profile['array']['read_ahead_kb']})
+        tuning.append(dict({'md_name': e['name'], 'read_ahead_kb': profile['array']['read_ahead_kb']},
+                           **profile['array']['queue']))
         for dev in e['devices']:
-            tuning.append({'device': dev, 'read_ahead_kb': profile['members']['read_ahead_kb'],
-                           'scheduler_by_class': profile['members']['scheduler_by_class']})
+            tuning.append(_member_tuning(dev, profile['members'], e['write_cache']))
         verify.append({'directory': e['mountpoint'], 'expected_mount': e['mountpoint'],
                        'jobs': profile['fio_verify_jobs'], 'thresholds': profile['fio_verify_thresholds']})
         preflight.append({'name': e['name'], 'devices': e['devices'], 'wipe_devices': e['wipe_devices'],

@@ -37,7 +37,7 @@ from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_sta
 PLAN = fixture.DRIFT_PLAN
 # the audit's areas that each stage repairs
 STAGE_AREAS = {'raid0': ('array', 'member', 'mdadm.conf'), 'xfs': ('fstab', 'mount'),
-               'block_tuning': ('readahead', 'scheduler', 'rules', 'tuning', 'tuned'), 'kernel': ('kernel',)}
+               'block_tuning': ('readahead', 'scheduler', 'queue', 'rules', 'tuning', 'tuned'), 'kernel': ('kernel',)}
 FSTAB_LINE = 'UUID=%s /var/lib/cassandra xfs %%s 0 0\n' % fixture.FS_UUID
 STALE = 'ARRAY /dev/md/data metadata=1.2 UUID=deadbeef:deadbeef:deadbeef:deadbeef name=lab:data\n'
 

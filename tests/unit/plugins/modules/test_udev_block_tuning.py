@@ -68,7 +68,7 @@ def test_sectors_convert_exactly():
     ({'kernel': 'sd*'}, 'no setting given'),
     ({'kernel': 'sd*', 'serial': 'x', 'read_ahead_kb': 8}, 'exactly one selector'),
     ({'read_ahead_kb': 8}, 'exactly one selector'),
-    ({'kernel': 'sd*', 'nr_requests': 0}, 'positive'),
+    ({'kernel': 'sd*', 'nr_requests': 0}, 'nr_requests must be 4..2048'),
     ({'md_uuid': 'not-a-uuid', 'read_ahead_kb': 8}, None),
 ])
 def test_entry_errors(entry, message):

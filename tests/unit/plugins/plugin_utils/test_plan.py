@@ -52,7 +52,7 @@ def test_plan_of_the_readme_example():
     assert fs['mount_options'] == ['noatime'] and fs['allow_data'] is False
     # owner/group/mode only when asked for (a re-run must not reset a database's ownership)
     assert 'owner' not in fs and 'group' not in fs and 'mode' not in fs
-    assert plan['block_tuning_devices'][0] == {'md_name': 'data', 'read_ahead_kb': 8}
+    assert plan['block_tuning_devices'][0] == {'md_name': 'data', 'read_ahead_kb': 8, 'nomerges': 2}
     assert [d['device'] for d in plan['block_tuning_devices'][1:]] == arrays()[0]['devices']
     assert plan['fio_verify'][0]['directory'] == '/var/lib/cassandra'
     assert plan['preflight_arrays'][0]['chunk_kb'] == 256

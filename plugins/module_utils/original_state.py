@@ -244,8 +244,8 @@ def summary(path, snapshot):
 
 
 def check_format(snapshot, path):
-    if not isinstance(snapshot, dict) or snapshot.get('format') != FORMAT or not isinstance(snapshot.get('devices'),
-                                                                                           list):
+    devices = snapshot.get('devices') if isinstance(snapshot, dict) else None
+    if not isinstance(snapshot, dict) or snapshot.get('format') != FORMAT or not isinstance(devices, list):
         raise OriginalStateError('%s is not a snapshot of format %d of this collection' % (path, FORMAT))
     return snapshot
 

@@ -24,8 +24,8 @@ description:
     only the keys no other device shares), never by kernel name; a planned md array that does not exist yet is
     listed as created later.
   - The file is written once and never overwritten; a later call reports it (changed=false). The text is on disk
-    before the file gets its name (a temporary file, fsync, a hard link, fsync of the directory): a crash leaves no
-    file or the whole file.
+    before the file gets its name (a temporary file, fsync, a hard link, fsync of the directory), so a crash leaves
+    no file or the whole file.
   - With O(state=restored), puts the snapshot back without a reboot. The collection's files of the snapshot are
     removed (a systemd unit is disabled first, then systemd reloaded; udev reloads its rules), or written back as they
     were when they existed; then the recorded queue values, sysctls and THP values are set live, each device found by

@@ -109,7 +109,7 @@ def tune(host, kernel):
 
 
 def test_snapshot_records_what_the_collection_will_change(first):
-    host, kernel, path = first
+    host, dummy, path = first
     result = call(host, path, now=1772359200).call()
     assert result['changed'] is True and result['recorded'] is True
     with open(str(path)) as f:
@@ -132,7 +132,7 @@ def test_snapshot_records_what_the_collection_will_change(first):
 
 
 def test_no_kernel_name_is_an_identity_and_shared_keys_are_dropped(first):
-    host, kernel, path = first
+    host, dummy, path = first
     snapshot = call(host, path).call()['snapshot']
     for device in snapshot['devices']:
         assert not any(re.search(r'\bnvme[0-9]n[0-9]\b', key) and not key.startswith('by-id:')
@@ -215,7 +215,7 @@ def test_rename_would_overwrite_negative_control(tmp_path):
 
 
 def test_a_crash_while_writing_leaves_no_file_and_no_torn_one(first, monkeypatch):
-    host, kernel, path = first
+    host, dummy, path = first
 
     class Crash(Exception):
         pass
@@ -238,7 +238,7 @@ def test_a_crash_while_writing_leaves_no_file_and_no_torn_one(first, monkeypatch
 
 
 def test_an_unreadable_snapshot_is_kept_and_a_restore_fails(first):
-    host, kernel, path = first
+    host, dummy, path = first
     os.makedirs(str(path.parent))
     with open(str(path), 'w') as f:
         f.write('{"format": 1, "dev')
@@ -252,7 +252,7 @@ def test_an_unreadable_snapshot_is_kept_and_a_restore_fails(first):
 
 
 def test_check_mode_reports_and_writes_nothing(first):
-    host, kernel, path = first
+    host, dummy, path = first
     result = call(host, path, check_mode=True).call()
     assert result['changed'] is True and result['recorded'] is True
     assert result['snapshot']['sysctl']['vm.swappiness'] == '60'
@@ -263,11 +263,11 @@ def test_check_mode_reports_and_writes_nothing(first):
 
 
 def test_devices_are_found_by_identity_after_a_kernel_rename(tmp_path):
-    host, kernel = build(tmp_path / 'one', readahead=('128', '256'))
+    host, dummy = build(tmp_path / 'one', readahead=('128', '256'))
     path = tmp_path / 'original-state.json'
     snapshot = call(host, path).call()['snapshot']
     # after a reboot the kernel named them the other way round; both tuned to 8 KiB
-    renamed, kernel2 = build(tmp_path / 'two', volumes=(2, 1), readahead=('8', '8'), scheduler='none')
+    renamed, dummy = build(tmp_path / 'two', volumes=(2, 1), readahead=('8', '8'), scheduler='none')
     plan = orig.restore_plan(snapshot, orig.live(renamed.view(), renamed.root, ['vm.swappiness'], FILES))
     readahead = dict((i['kname'], i['restore']) for i in plan['queue'] if i['key'] == 'read_ahead_kb')
     # vol...1 had 128 and is nvme2n1 now; vol...2 had 256 and is nvme1n1 now
@@ -279,7 +279,7 @@ def test_devices_are_found_by_identity_after_a_kernel_rename(tmp_path):
 
 
 def test_a_device_that_is_gone_is_reported_not_an_error(tmp_path):
-    host, kernel = build(tmp_path / 'one')
+    host, dummy = build(tmp_path / 'one')
     snapshot = call(host, tmp_path / 's.json').call()['snapshot']
     smaller, dummy = build(tmp_path / 'two', volumes=(2,), readahead=('8',))
     plan = orig.restore_plan(snapshot, orig.live(smaller.view(), smaller.root, [], []))
@@ -306,7 +306,7 @@ def hand_changed(tmp_path):
 
 
 def test_restore_plan_puts_back_the_recorded_values(tmp_path):
-    host, kernel, path = hand_changed(tmp_path)
+    host, dummy, path = hand_changed(tmp_path)
     with open(str(path)) as f:
         snapshot = json.load(f)
     plan = orig.restore_plan(snapshot, orig.live(host.view(), host.root, sorted(snapshot['sysctl']), FILES))
@@ -323,7 +323,7 @@ def test_restore_plan_puts_back_the_recorded_values(tmp_path):
 
 
 def test_restore_sets_the_values_live_and_a_second_restore_changes_nothing(tmp_path):
-    host, kernel, path = hand_changed(tmp_path)
+    host, dummy, path = hand_changed(tmp_path)
     commands = Commands()
     result = call(host, path, state='restored', commands=commands).call()
     assert result['changed'] is True
@@ -355,7 +355,7 @@ def test_restore_writes_back_a_file_that_was_there(tmp_path):
 
 
 def test_restore_in_check_mode_shows_and_changes_nothing(tmp_path):
-    host, kernel, path = hand_changed(tmp_path)
+    host, dummy, path = hand_changed(tmp_path)
     commands = Commands()
     result = call(host, path, state='restored', check_mode=True, commands=commands).call()
     assert result['changed'] is True and commands.calls == []
@@ -379,13 +379,13 @@ def test_restore_refuses_while_tuned_runs_an_override_profile(tmp_path):
 
 
 def test_restore_without_a_snapshot_fails(first):
-    host, kernel, path = first
+    host, dummy, path = first
     with pytest.raises(orig.OriginalStateError, match='nothing to restore'):
         call(host, path, state='restored').call()
 
 
 def test_a_value_the_kernel_does_not_take_fails_the_restore(tmp_path):
-    host, kernel, path = hand_changed(tmp_path)
+    host, dummy, path = hand_changed(tmp_path)
 
     def refusing(target, value):
         if target.endswith('swappiness'):

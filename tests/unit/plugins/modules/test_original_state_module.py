@@ -36,7 +36,7 @@ def setup(tmp_path, monkeypatch):
 
 
 def test_record_check_mode_then_record_then_never_again(tmp_path, monkeypatch, capsys):
-    host, kernel, path = setup(tmp_path, monkeypatch)
+    dummy, dummy2, path = setup(tmp_path, monkeypatch)
     args = {'path': path, 'devices': PLAN, 'files': FILES, 'sysctl': ['vm.vfs_cache_pressure']}
     rc, result = run_module(mod, args, capsys, check_mode=True)
     assert rc == 0 and result['changed'] is True and not os.path.exists(path)
@@ -48,7 +48,7 @@ def test_record_check_mode_then_record_then_never_again(tmp_path, monkeypatch, c
 
 
 def test_bad_devices_fail_by_the_tuning_spec(tmp_path, monkeypatch, capsys):
-    host, kernel, path = setup(tmp_path, monkeypatch)
+    dummy, dummy2, path = setup(tmp_path, monkeypatch)
     rc, result = run_module(mod, {'path': path, 'devices': [{'md_name': 'data', 'read_ahead_kb': 'lots'}]}, capsys)
     assert rc == 1 and 'read_ahead_kb' in result['msg'] and not os.path.exists(path)
 

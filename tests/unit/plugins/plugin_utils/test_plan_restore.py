@@ -113,9 +113,9 @@ def test_summary_found_by_the_preflight_and_none():
 
 
 def test_summary_restored():
-    plan = {'changed': True, 'files': [{}], 'queue': [{}, {}], 'sysctl': [{}], 'thp': [], 'gone': [{'identity': 'serial:b'}]}
-    assert lines(restored={'restore': plan, 'original_state': HELD}) == [
+    restore = {'changed': True, 'files': [{}], 'queue': [{}, {}], 'sysctl': [{}], 'thp': [], 'gone': [{'identity': 'serial:b'}]}
+    assert lines(restored={'restore': restore, 'original_state': HELD}) == [
         'original state %s (recorded 2026-03-01T10:00:00Z): restored 1 file(s), 2 queue value(s), 1 sysctl(s), '
         '0 THP value(s); not on the host any more: serial:b' % PATH]
-    same = dict(plan, changed=False, files=[], queue=[], sysctl=[], gone=[])
+    same = dict(restore, changed=False, files=[], queue=[], sysctl=[], gone=[])
     assert 'nothing to restore' in lines(restored={'restore': same, 'original_state': HELD})[0]

@@ -73,6 +73,11 @@ options:
         M(iotune.storage.storage_preflight)'s O(iotune.storage.storage_preflight#module:holds) check.
     type: list
     elements: str
+  restore:
+    description:
+      - C(iotune_restore), V(true) to put the host's original state back (M(iotune.storage.original_state)) instead
+        of tuning; a boolean or its words as C(-e) gives them (V(true), V(yes), V(on), V(1) and the opposites).
+    type: raw
 """
 
 EXAMPLES = r"""
@@ -123,6 +128,9 @@ _value:
       description: O(release_holds) as unit names.
       type: list
       elements: str
+    restore:
+      description: O(restore) as a boolean.
+      type: bool
 """
 
 from ansible.errors import AnsibleFilterError
@@ -132,12 +140,13 @@ from ansible_collections.iotune.storage.plugins.plugin_utils.variables import va
 
 
 def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None, mongodb_version=None,
-              resolved=None, variables=None, release_holds=None):
+              resolved=None, variables=None, release_holds=None, restore=None):
     # every problem at once: the unknown variables with the plan's own
     problems = [variables_problem(variables)]
     try:
         plan = build_plan(profile, profile_data, overrides, arrays or [], extra_tuning or [],
-                          mongodb_version=mongodb_version, resolved=resolved, release_holds=release_holds)
+                          mongodb_version=mongodb_version, resolved=resolved, release_holds=release_holds,
+                          restore=restore)
     except PlanError as e:
         problems.append(str(e))
     problems = [p for p in problems if p]

@@ -75,8 +75,39 @@ def _kernel_line(report):
                                        (' (notes: %s)' % '; '.join(notes)) if notes else '')]
 
 
+def _original_state_lines(report, check_mode):
+    """The snapshot of the host's original state (module original_state): recorded or restored in this run, or
+    found by the preflight's read (a re-run that makes no call for it)."""
+    if not isinstance(report, dict):
+        return []
+    path = report.get('path')
+    restored, recorded = report.get('restored'), report.get('recorded')
+    if isinstance(restored, dict) and isinstance(restored.get('restore'), dict):
+        plan = restored['restore']
+        held = restored.get('original_state') or {}
+        if not plan.get('changed'):
+            line = 'original state %s (recorded %s): nothing to restore, the host has it' % (path, held.get('recorded_at'))
+        else:
+            line = 'original state %s (recorded %s): %s %d file(s), %d queue value(s), %d sysctl(s), %d THP value(s)' % (
+                path, held.get('recorded_at'), 'would restore' if check_mode else 'restored', len(plan.get('files') or []),
+                len(plan.get('queue') or []), len(plan.get('sysctl') or []), len(plan.get('thp') or []))
+        gone = ', '.join(str(g.get('identity')) for g in plan.get('gone') or [])
+        return [line + ('; not on the host any more: %s' % gone if gone else '')]
+    if isinstance(recorded, dict) and isinstance(recorded.get('original_state'), dict):
+        held = recorded['original_state']
+        if recorded.get('recorded'):
+            return ['original state %s in %s: %d device(s), %d sysctl(s), THP %s, files %s' % (
+                'would be recorded' if check_mode else 'recorded', path, len(held.get('devices') or []),
+                held.get('sysctl') or 0, ', '.join(held.get('thp') or []) or 'none',
+                ', '.join('%s (%s)' % kv for kv in sorted((held.get('files') or {}).items())) or 'none')]
+        return ['original state: %s (recorded %s by %s)' % (path, held.get('recorded_at'), held.get('version'))]
+    if report.get('found'):
+        return ['original state: %s (recorded by an earlier run; iotune_restore: true puts it back)' % path]
+    return []
+
+
 def tune_summary(facts, profile=None, plan_profile=None, arrays=None, block_tuning=None, verified=None,
-                 decisions=None, kernel_report=None, check_mode=False, observe=None):
+                 decisions=None, kernel_report=None, check_mode=False, observe=None, original_state=None):
     """The summary lines of one host (see tune_summary.yml)."""
     if facts is None:
         facts = {}
@@ -93,6 +124,7 @@ def tune_summary(facts, profile=None, plan_profile=None, arrays=None, block_tuni
     observed = summary_line(observe)
     if observed:
         lines.append(observed)
+    lines.extend(_original_state_lines(original_state, check_mode))
     return lines
 
 

@@ -920,8 +920,22 @@ def _member_tuning(dev, members, write_cache):
     return entry
 
 
+# iotune_restore (issue 29): a boolean, or its words as -e gives them
+RESTORE_WORDS = {'true': True, 'yes': True, 'on': True, '1': True, 'false': False, 'no': False, 'off': False, '0': False}
+
+
+def _restore(value):
+    """iotune_restore: put the host's original state back instead of tuning (module original_state); (bool,
+    [problems])."""
+    if value is None or isinstance(value, bool):
+        return bool(value), []
+    if isinstance(value, str) and value.strip().lower() in RESTORE_WORDS:
+        return RESTORE_WORDS[value.strip().lower()], []
+    return False, ['iotune_restore must be true (put the original state back) or false, got %r' % (value,)]
+
+
 def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None,
-               resolved=None, release_holds=None):
+               resolved=None, release_holds=None, restore=None):
     """Validate everything and return the plan dict (see docs/architecture.md).
 
     With member selectors in ``arrays`` and no ``resolved``, the plan has ``needs_resolution: true``:
@@ -929,6 +943,8 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     ``resolved`` result (the profile role does both); only that second plan feeds the roles.
     """
     release, release_problems = _release_holds(release_holds)
+    restore, restore_problems = _restore(restore)
+    release_problems += restore_problems
     try:
         profile, kernel, entries = _validated(profile_name, profile_data, overrides, arrays, extra_tuning,
                                               mongodb_version, resolved)
@@ -978,4 +994,5 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
             'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral,
-            'services': kernel['services'], 'mount_holds': mount_holds.accounted(xfs), 'release_holds': release}
+            'services': kernel['services'], 'mount_holds': mount_holds.accounted(xfs), 'release_holds': release,
+            'restore': restore}

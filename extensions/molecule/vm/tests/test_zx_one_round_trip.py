@@ -48,6 +48,16 @@ def _drift_scheduler(host):
     return lambda: tuned in host.file(path).content_string.split()
 
 
+def _drift_nomerges(host):
+    """A queue setting of issue 27 changed by hand on a member: the cassandra profile's nomerges 2 set to 0."""
+    member = host.check_output("ls /sys/block/%s/slaves | head -n 1" % _md(host))
+    path = "/sys/block/%s/queue/nomerges" % member
+    tuned = host.file(path).content_string.strip()
+    assert tuned == "2", tuned
+    host.check_output("echo 0 > %s" % path)
+    return lambda: host.file(path).content_string.strip() == tuned
+
+
 def _drift_rules(host):
     rules = host.file(RULES_FILE).content_string
     host.check_output("echo '# by hand' >> %s" % RULES_FILE)
@@ -67,6 +77,7 @@ def _drift_fstab_pass(host):
 KINDS = {
     "md readahead": (_drift_readahead, "block_tuning", "iotune_tuning"),
     "member scheduler": (_drift_scheduler, "block_tuning", "iotune_tuning"),
+    "member nomerges": (_drift_nomerges, "block_tuning", "iotune_tuning"),
     "rules file edited": (_drift_rules, "block_tuning", "iotune_tuning"),
     # a full run: with the filesystem tag alone the raid0 stage's stripes are missing from the xfs options, which then
     # differ from the preflight's, so the xfs stage always calls its module there (safe, not skipped)

@@ -373,12 +373,20 @@ def read_initramfs_tools_conf(run_command, image, tool='unmkinitramfs', tmp_dir=
 
 
 def read_dracut_conf(run_command, image, tool='lsinitrd'):
-    """(path inside the image, mdadm.conf text) of a dracut image, (None, None) when it has none."""
-    listing = parse_lsinitrd(_run(run_command, lsinitrd_list_argv(image, tool)))
-    files = set(listing['files'])
+    """(path inside the image, mdadm.conf text) of a dracut image, (None, None) when it has none.
+
+    Each path of CONF_IN_IMAGE['dracut'] in turn is printed with ``lsinitrd -f`` (one pass over the image; a path the
+    image lacks prints nothing), and the first that prints text is the one. Only when none does is the image listed
+    (``lsinitrd IMAGE``: its header, its dracut modules and every file, several passes over the image, which took
+    minutes of an emulated guest), to tell an empty mdadm.conf from none."""
+    for path in CONF_IN_IMAGE['dracut']:
+        text = _run(run_command, lsinitrd_file_argv(image, path, tool))
+        if text:
+            return path, text
+    files = set(parse_lsinitrd(_run(run_command, lsinitrd_list_argv(image, tool)))['files'])
     for path in CONF_IN_IMAGE['dracut']:
         if path in files:
-            return path, _run(run_command, lsinitrd_file_argv(image, path, tool))
+            return path, ''
     return None, None
 
 

@@ -189,15 +189,24 @@ def test_el9_next_initramfs(el9):
     assert result == dict(image=image, generator='dracut', kernel=EL9_KERNEL, conf_path='etc/mdadm.conf',
                           array_lines=initramfs.parse_array_lines(fixture('el9-mdadm.conf')), error=None)
     lsinitrd = os.path.join(el9['bin_dirs'][0], 'lsinitrd')
-    assert run.calls == [[lsinitrd, image], [lsinitrd, '-f', 'etc/mdadm.conf', image]]
+    # the file printed at once: no listing (several passes over the image)
+    assert run.calls == [[lsinitrd, '-f', 'etc/mdadm.conf', image]]
 
 
 def test_el9_image_without_mdadm_conf_has_no_lines_and_no_error(el9):
     listing = fixture('el9-lsinitrd.txt').replace(' etc/mdadm.conf\n', ' etc/mdadm.conf.bak\n')
-    run = FakeRun({'lsinitrd': (0, listing, '')})
+    run = FakeRun({'lsinitrd': lambda argv: (0, '' if '-f' in argv else listing, '')})
     result = initramfs.array_lines_in_next_initramfs(run, **el9)
     assert result['conf_path'] is None and result['array_lines'] == [] and result['error'] is None
-    assert len(run.calls) == 1
+    # both paths printed nothing, then the listing said neither is there
+    assert [c[1:3] for c in run.calls] == [['-f', 'etc/mdadm.conf'], ['-f', 'etc/mdadm/mdadm.conf'],
+                                           [run.calls[-1][1]]]
+
+
+def test_el9_image_with_an_empty_mdadm_conf_is_told_from_none(el9):
+    run = FakeRun({'lsinitrd': lambda argv: (0, '' if '-f' in argv else fixture('el9-lsinitrd.txt'), '')})
+    result = initramfs.array_lines_in_next_initramfs(run, **el9)
+    assert result['conf_path'] == 'etc/mdadm.conf' and result['array_lines'] == [] and result['error'] is None
 
 
 def test_el9_other_kernel_and_tool_failure(el9):
@@ -345,14 +354,15 @@ def test_trixie_next_initramfs(trixie):
                           array_lines=['ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % TX_UUID],
                           error=None)
     lsinitrd = os.path.join(trixie['bin_dirs'][1], 'lsinitrd')
-    assert run.calls == [[lsinitrd, image], [lsinitrd, '-f', 'etc/mdadm.conf', image]]
+    assert run.calls == [[lsinitrd, '-f', 'etc/mdadm.conf', image]]
 
 
 def test_trixie_image_with_only_the_debian_path(trixie):
     # a dracut image that carries etc/mdadm/mdadm.conf instead (not seen in the lab) is read there
     listing = fixture('trixie-lsinitrd.txt').replace(' etc/mdadm.conf\n', ' etc/mdadm/mdadm.conf\n')
-    run = FakeRun({'lsinitrd': lambda argv: (0, fixture('trixie-lsinitrd-mdadm.conf') if '-f' in argv
-                                             else listing, '')})
+    run = FakeRun({'lsinitrd': lambda argv: (0, fixture('trixie-lsinitrd-mdadm.conf')
+                                             if argv[1:3] == ['-f', 'etc/mdadm/mdadm.conf']
+                                             else '' if '-f' in argv else listing, '')})
     result = initramfs.array_lines_in_next_initramfs(run, **trixie)
     assert result['conf_path'] == 'etc/mdadm/mdadm.conf' and len(result['array_lines']) == 1
     assert run.calls[-1][2] == 'etc/mdadm/mdadm.conf'

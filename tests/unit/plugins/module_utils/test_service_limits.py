@@ -113,7 +113,9 @@ def test_problems_name_a_missing_and_a_different_dropin_and_a_live_difference():
     missing = dict(good, dropins={'cassandra.service': None})
     assert 'is missing' in sl.problems(PLANNED, missing)[0][1]
     edited = dict(good, dropins={'cassandra.service': sl.text(PLANNED['cassandra.service']).replace('100000', '4096')})
-    (unit, message), = sl.problems(PLANNED, edited)
+    found = sl.problems(PLANNED, edited)
+    assert len(found) == 1
+    unit, message = found[0]
     assert unit == 'cassandra.service' and 'differs' in message and 'LimitNOFILE=4096' in message
     live = dict(good, live={'cassandra.service': dict(good['live']['cassandra.service'], LimitNPROC='4096')})
     assert 'LimitNPROC is 4096 for systemd' in sl.problems(PLANNED, live)[0][1]
@@ -129,8 +131,13 @@ def test_gather_reads_the_dropins_below_the_root_and_asks_systemd_once(tmp_path)
         calls.append(argv)
         return 0, AS_PLANNED, ''
 
-    read = lambda p: open(os.path.join(str(tmp_path), p.lstrip('/'))).read() if os.path.exists(
-        os.path.join(str(tmp_path), p.lstrip('/'))) else None
+    def read(where):
+        full = os.path.join(str(tmp_path), where.lstrip('/'))
+        if not os.path.exists(full):
+            return None
+        with open(full, encoding='utf-8') as f:
+            return f.read()
+
     facts = sl.gather(read, run, PLANNED)
     assert calls == [sl.show_argv(PLANNED)] and facts['error'] is None
     assert sl.problems(PLANNED, facts) == []

@@ -22,7 +22,7 @@ ARRAYS = [{'name': 'data', 'devices': ['/dev/disk/by-id/virtio-a', '/dev/disk/by
 
 
 def profile_data(name):
-    with open(os.path.join(PROFILES, name + '.yml')) as f:
+    with open(os.path.join(PROFILES, name + '.yml'), encoding='utf-8') as f:
         return yaml.safe_load(f)['profile_data']
 
 
@@ -77,7 +77,7 @@ def test_a_good_override_is_not_refused():
 
 
 def _table(section):
-    with open(os.path.join(ROOT, 'docs', 'profiles.md')) as f:
+    with open(os.path.join(ROOT, 'docs', 'profiles.md'), encoding='utf-8') as f:
         text = f.read()
     body = text.split('## %s' % section, 1)[1].split('\n## ', 1)[0]
     rows = {}

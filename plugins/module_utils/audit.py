@@ -20,7 +20,14 @@ import fnmatch
 import os
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, files, initramfs, kernel_settings, tuned
+from ansible_collections.iotune.storage.plugins.module_utils import (
+    block_tuning,
+    files,
+    initramfs,
+    kernel_settings,
+    service_limits,
+    tuned,
+)
 from ansible_collections.iotune.storage.plugins.module_utils.fstab import entries as fstab_entries
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import name_matches
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import (
@@ -286,13 +293,15 @@ def tuned_facts(host, expected):
 
 def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab', sysctl=None, thp=None,
            sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), read_initramfs=None,
-           read_restarts=None):
+           read_restarts=None, limits=None, run_command=None):
     """Everything the controller's comparison needs, as one dict (schema SCHEMA_VERSION).
 
     ``read_initramfs``: a callable returning {'checked', 'image', 'lines', 'error'} about the ARRAY lines in
     the initramfs that boots next, or None (then that check is reported as not made).
     ``read_restarts``: a callable returning the restarts a tune run left owed ({'path', 'error', 'pending'},
     restart_record.audit_facts), or None (none read).
+    ``limits``: the planned limits per unit (the plan's ``limits``); their drop-ins are read, and with ``run_command``
+    what systemd reports for each unit (service_limits.gather: one systemctl show). None or {}: not read.
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
     fstab_text = files.read_text(host.path(fstab))
@@ -318,4 +327,6 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     else:
         facts['initramfs'] = read_initramfs()
     facts['restarts'] = read_restarts() if read_restarts is not None else {'path': None, 'error': None, 'pending': []}
+    facts['limits'] = (service_limits.gather(lambda path: files.read_text(host.path(path)), run_command, limits)
+                       if limits else None)
     return facts

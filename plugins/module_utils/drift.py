@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, kernel_settings, mdadm
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, kernel_settings, mdadm, service_limits
 
 FACTS_SCHEMA_VERSIONS = (1,)
 
@@ -260,6 +260,20 @@ def _kernel(facts):
     return items, list(report.get('notes') or [])
 
 
+def _limits(plan, facts):
+    """A ``limits`` item per planned unit whose limits drop-in is missing or differs from what the xfs role writes,
+    and per limit systemd reports otherwise than planned (service_limits.problems, the tune role's own check); an
+    ``audit`` item when systemd could not be asked. Nothing when the plan has no limits or the host was not read for
+    them (facts of an earlier release)."""
+    planned = plan.get('limits') or {}
+    found = facts.get('limits')
+    if not planned or found is None:
+        return []
+    items = [_item('audit', 'limits', 'could not be read: %s' % found['error'])] if found.get('error') else []
+    items.extend(_item('limits', unit, message) for unit, message in service_limits.problems(planned, found))
+    return items
+
+
 # ---------------------------------------------------------------------------------------------
 # one host, the fleet
 
@@ -309,6 +323,7 @@ def compared_plan(plan):
         'xfs_filesystems': [{'device': fs['device'], 'mountpoint': fs['mountpoint'],
                              'mount_options': list(fs.get('mount_options') or [])}
                             for fs in plan.get('xfs_filesystems') or []],
+        'limits': dict((unit, dict(values)) for unit, values in (plan.get('limits') or {}).items()),
     }
 
 
@@ -342,6 +357,7 @@ def compare(facts, plan, host=None, unresolved=None):
     kernel_items, kernel_notes = _kernel(facts)
     items.extend(kernel_items)
     notes.extend(kernel_notes)
+    items.extend(_limits(plan, facts))
     items.extend(_restarts(facts))
     profile = (plan.get('profile') or {}).get('description')
     return {'host': host, 'verdict': 'drift' if items else 'ok', 'profile': profile, 'items': items,

@@ -34,7 +34,9 @@ DEFAULT_SPEC = '/etc/iotune-storage/metrics.json'
 DEFAULT_CACHE = '/var/cache/iotune-storage/metrics-initramfs.json'
 # the parameters the audit role passes to the storage_audit module, all in the spec (the filter
 # storage_audit_arguments makes them for both); fstab is optional (audit.gather's default)
-AUDIT_KEYS = ('arrays', 'tuning', 'rules_file', 'mdadm_conf', 'sysctl', 'thp', 'sysctl_file', 'initramfs')
+AUDIT_KEYS = ('arrays', 'tuning', 'rules_file', 'mdadm_conf', 'sysctl', 'thp', 'sysctl_file', 'initramfs', 'limits')
+# a spec an earlier release wrote lacks these (no limits compared until the next tune run writes the spec again)
+OPTIONAL_AUDIT_KEYS = ('limits',)
 ARRAY_STATES = ('active', 'degraded', 'broken', 'inactive', 'missing')
 KIB = 1024
 # host roots; unit tests point them at fake trees
@@ -296,7 +298,7 @@ def read_spec(path):
         raise ValueError('%s is not a metrics spec of schema version %d' % (path, SPEC_SCHEMA_VERSION))
     if not isinstance(spec.get('audit'), dict) or not isinstance(spec.get('plan'), dict):
         raise ValueError('%s lacks audit or plan' % path)
-    missing = [key for key in AUDIT_KEYS if key not in spec['audit']]
+    missing = [key for key in AUDIT_KEYS if key not in spec['audit'] and key not in OPTIONAL_AUDIT_KEYS]
     if missing:
         raise ValueError('%s: audit lacks %s' % (path, ', '.join(missing)))
     return spec, mtime
@@ -334,7 +336,8 @@ def read_host(spec, cache_path):
                         sysctl_file=args['sysctl_file'], page_kb=page_kb(),
                         loadable=loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2])),
                         read_initramfs=reader, read_restarts=lambda: restart_record.audit_facts(
-                            run_command, os.path.join(HOST_ROOT, restart_record.PATH.lstrip('/'))), **optional)
+                            run_command, os.path.join(HOST_ROOT, restart_record.PATH.lstrip('/'))),
+                        limits=args.get('limits') or None, run_command=run_command, **optional)
 
 
 def parse_args(argv):

@@ -82,6 +82,14 @@ options:
     description: The profile's transparent huge pages settings (C(kernel.thp) of the plan).
     type: dict
     default: {}
+  limits:
+    description:
+      - The planned resource limits per systemd unit (C(limits) of the plan, C({UNIT: {LimitNOFILE: '100000', ...}})).
+        Each unit's limits drop-in (C(/etc/systemd/system/UNIT.d/iotune-storage-limits.conf)) is read, and what
+        systemd reports for the unit (one C(systemctl show) for all of them; a unit systemd does not know is not
+        compared). Empty skips it.
+    type: dict
+    default: {}
   sysctl_file:
     description: The sysctl file the kernel role writes (its position decides which later files win).
     type: path
@@ -150,6 +158,10 @@ audit:
     kernel:
       description: The report of the kernel settings check (as M(iotune.storage.kernel_settings) returns it), or null.
       type: dict
+    limits:
+      description: With O(limits), C(dropins) (the text of each unit's limits drop-in, null when missing), C(live) (per
+        unit the properties C(systemctl show) reported) and C(error); null without.
+      type: dict
     restarts:
       description: C(path), C(error) and the C(pending) restarts still owed (each C(unit), C(invocation_id), C(since),
         C(reasons)).
@@ -187,6 +199,7 @@ def argument_spec():
         fstab=dict(type='path', default='/etc/fstab'),
         sysctl=dict(type='dict', default={}),
         thp=dict(type='dict', default={}),
+        limits=dict(type='dict', default={}),
         sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
         initramfs=dict(type='bool', default=True),
         restart_record=dict(type='path', default=restart_record.PATH),
@@ -227,7 +240,7 @@ class Audit(object):
         return gather(self.host, p['arrays'], p['tuning'], p['rules_file'], conf_path=p['mdadm_conf'],
                       fstab=p['fstab'], sysctl=p['sysctl'], thp=p['thp'], sysctl_file=p['sysctl_file'],
                       page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs(),
-                      read_restarts=self.restarts())
+                      read_restarts=self.restarts(), limits=p['limits'], run_command=self.module.run_command)
 
 
 def main():

@@ -27,6 +27,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import fio as fio_job
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
+from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     ARRAY_QUEUE_KEYS,
@@ -64,6 +65,8 @@ PROFILE_SCHEMA = {
                 'queue_by_class': dict((cls, dict.fromkeys(QUEUE_KEYS)) for cls in QUEUE_CLASSES)},
     'mount_options': None,
     'services': None,
+    # Limit*= of the services' limits drop-ins (module_utils/service_limits.py; docs/profiles.md "Limits")
+    'limits': dict.fromkeys(service_limits.NAMES),
     'fio_verify_jobs': None,
     'fio_verify_thresholds': None,
     # kernel settings (validate_kernel below; docs/profiles.md "Kernel settings")
@@ -260,7 +263,7 @@ def validate_profile(name, data, overrides):
         paths = schema_paths(PROFILE_SCHEMA)
         problems.append('iotune_profile_overrides: unknown key%s %s (known: %s)'
                         % ('s' if len(typos) > 1 else '', ', '.join(typo + did_you_mean(typo, paths) for typo in typos),
-                           ', '.join(PROFILE_REQUIRED + ('services', 'kernel'))))
+                           ', '.join(PROFILE_REQUIRED + ('services', 'limits', 'kernel'))))
     profile = merge(data or {}, overrides)
     if 'fio_verify_jobs' in overrides:
         # own jobs replace the profile's, and with them its thresholds, which name its jobs: only those given apply
@@ -296,6 +299,8 @@ def validate_profile(name, data, overrides):
             profile[key] = check(profile[key], '%s: %s' % (where, key))
         except ValueError as e:
             problems.append(str(e))
+    profile['limits'], found = service_limits.validate(profile.get('limits'), '%s: limits' % where)
+    problems.extend(found)
     problems.extend(fio_verify_problems(profile['fio_verify_jobs'], profile['fio_verify_thresholds'], where))
     if problems:
         raise PlanError(problems)
@@ -991,8 +996,10 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
                 ephemeral[-1]['members'] = [cloud.parse_selector(m) if cloud.is_selector(m) else m for m in members]
     # the kernel role orders its THP unit before the services of every array
     kernel['services'] = sorted(set(unit for fs in xfs for unit in fs['services']))
+    # each of them gets the profile's limits drop-in (the xfs role writes it with the mount holds)
+    limits = dict((unit, dict(profile['limits'])) for unit in kernel['services'] if profile['limits'])
     return {'profile': profile, 'raid0_arrays': raid0, 'xfs_filesystems': xfs,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
             'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral,
             'services': kernel['services'], 'mount_holds': mount_holds.accounted(xfs), 'release_holds': release,
-            'restore': restore}
+            'limits': limits, 'restore': restore}

@@ -51,6 +51,7 @@ services of its filesystem) or none (host-wide: readahead, scheduler, queue, sys
 
 from __future__ import annotations
 
+from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.module_utils.rules import did_you_mean
 
 KINDS = ('generic', 'cassandra', 'scylla', 'mongodb')
@@ -310,6 +311,27 @@ def block_tuning_changes(result):
     return changes
 
 
+def dropin_changes(result):
+    """The changes of the xfs stage's drop-in write (its config_files call): a limits drop-in written, changed or
+    removed is a ``limits`` change of exactly its unit (one change per unit, in the order of ``changed_paths``); any
+    other path it changed is a RequiresMountsFor drop-in (one ``mount_hold`` change, host-wide). A changed result
+    without ``changed_paths`` (a module of an earlier release) is a mount hold change."""
+    if not _changed(result):
+        return []
+    paths = result.get('changed_paths')
+    changes, holds = [], not isinstance(paths, list)
+    for path in paths if isinstance(paths, list) else []:
+        unit = service_limits.unit_of(path)
+        if unit is None:
+            holds = True
+        elif not any(c['units'] == [unit_name(unit, 'limits drop-in')] for c in changes):
+            changes.append({'class': 'limits', 'what': 'limits drop-in of %s' % unit,
+                            'units': [unit_name(unit, 'limits drop-in')]})
+    if holds:
+        changes.insert(0, {'class': 'mount_hold', 'what': 'RequiresMountsFor drop-ins', 'units': None})
+    return changes
+
+
 def _changed(result):
     return isinstance(result, dict) and bool(result.get('changed'))
 
@@ -319,7 +341,8 @@ def tune_changes(block_tuning=None, kernel_before=None, mounted=None, dropins=No
     ``block_tuning`` (the udev_block_tuning call: its live values before and after), ``kernel_before`` (the kernel
     stage's read before any change: its ``drift`` is what the stage then set live; a THP line is THP), ``mounted``
     (the xfs stage's mount loop: a filesystem mounted in this run is a data mount for its services), ``dropins`` (the
-    xfs stage's RequiresMountsFor drop-ins written) and ``arrays`` (the raid0 stage's results: an array created, an
+    xfs stage's drop-ins written: RequiresMountsFor drop-ins, and each limits drop-in a change of its own unit,
+    dropin_changes()) and ``arrays`` (the raid0 stage's results: an array created, an
     initramfs owed). A stage that did not run (None, or skipped) changed nothing."""
     changes = block_tuning_changes(block_tuning if _changed(block_tuning) else None)
     for line in (kernel_before or {}).get('drift') or []:
@@ -329,8 +352,7 @@ def tune_changes(block_tuning=None, kernel_before=None, mounted=None, dropins=No
             entry = (result.get('item') or {}).get('item') or {}
             units = [unit_name(u, 'services') for u in entry.get('services') or []] or None
             changes.append({'class': 'data_mount', 'what': 'mounted %s' % entry.get('mountpoint'), 'units': units})
-    if _changed(dropins):
-        changes.append({'class': 'mount_hold', 'what': 'RequiresMountsFor drop-ins', 'units': None})
+    changes.extend(dropin_changes(dropins))
     for result in (arrays or {}).get('results') or []:
         if result.get('created'):
             changes.append({'class': 'array', 'what': 'created %s' % (result.get('item') or {}).get('name'),

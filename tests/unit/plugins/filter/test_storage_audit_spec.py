@@ -44,7 +44,10 @@ def test_the_audit_arguments_are_what_the_audit_role_passed_before():
     assert args == {
         'arrays': [{'name': 'data', 'devices': ARRAYS[0]['devices'], 'mountpoint': '/var/lib/cassandra'}],
         'tuning': plan['block_tuning_devices'], 'sysctl': plan['kernel']['sysctl'], 'thp': plan['kernel']['thp'],
-        'rules_file': RULES, 'sysctl_file': SYSCTL_FILE, 'mdadm_conf': None, 'initramfs': True}
+        'rules_file': RULES, 'sysctl_file': SYSCTL_FILE, 'mdadm_conf': None, 'initramfs': True,
+        # and the limits per service (issue 27), which the audit role did not pass before
+        'limits': {'cassandra.service': {'LimitAS': 'infinity', 'LimitMEMLOCK': 'infinity', 'LimitNOFILE': '100000',
+                                         'LimitNPROC': '32768'}}}
     assert sorted(args) == sorted(AUDIT_KEYS)
     assert storage_audit_arguments(plan, RULES, SYSCTL_FILE, mdadm_conf='', initramfs=False)['initramfs'] is False
     assert storage_audit_arguments(plan, RULES, SYSCTL_FILE, mdadm_conf='/etc/mdadm.conf')['mdadm_conf'] == '/etc/mdadm.conf'

@@ -483,7 +483,7 @@ CASES = [
     coerced('string-digits', 'sysctl', SYSCTL + ('vm.swappiness',), 10, overrides={'kernel': {'sysctl': {'vm.swappiness': '10'}}}),
     accepted('extra-own', 'sysctl', SYSCTL + ('kernel.numa_balancing_scan_delay_ms',), 1000,
              overrides={'kernel': {'extra_sysctl': {'kernel.numa_balancing_scan_delay_ms': 1000}}}),
-    accepted('slash-form', 'sysctl', SYSCTL + ('fs.aio-max-nr',), 1048576, overrides={'kernel': {'sysctl': {'fs/aio-max-nr': 1048576}}}),
+    accepted('slash-form', 'sysctl', SYSCTL + ('fs.nr_open',), 1048576, overrides={'kernel': {'sysctl': {'fs/nr_open': 1048576}}}),
 
     # --- THP -----------------------------------------------------------------------------------------------------
     refused('enabled-bad', 'thp', "kernel.thp.enabled: 'sometimes' is not one of always, madvise, never",

@@ -39,7 +39,8 @@ def kernel_problems(name, overrides=None, version=None):
 def test_cassandra_values_and_services():
     k = kernel_plan('cassandra')
     assert k['thp'] == {'enabled': 'never', 'defrag': 'never'}
-    assert k['sysctl'] == {'vm.swappiness': 1, 'vm.zone_reclaim_mode': 0, 'vm.max_map_count': 1048575}
+    assert k['sysctl'] == {'vm.swappiness': 1, 'vm.zone_reclaim_mode': 0, 'vm.max_map_count': 1048575,
+                           'fs.aio-max-nr': 1048576}
     assert k['services'] == ['cassandra.service']
     assert k['mongodb_version'] is None
 
@@ -182,7 +183,7 @@ def test_a_sysctl_outside_the_vendors_list_is_refused_with_the_way_to_set_it():
 def test_an_extra_sysctl_is_applied_beside_the_profiles():
     k = kernel_plan('cassandra', {'kernel': {'extra_sysctl': {'net.ipv4.ip_forward': 1, 'kernel/panic': '10'}}})
     assert k['sysctl'] == {'vm.swappiness': 1, 'vm.zone_reclaim_mode': 0, 'vm.max_map_count': 1048575,
-                           'net.ipv4.ip_forward': 1, 'kernel.panic': 10}
+                           'fs.aio-max-nr': 1048576, 'net.ipv4.ip_forward': 1, 'kernel.panic': 10}
 
 
 @pytest.mark.parametrize('name', ['vm.drop_caches', 'vm/compact_memory', 'vm.stat_refresh', 'net.ipv4.route.flush',

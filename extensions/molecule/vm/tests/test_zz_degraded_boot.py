@@ -39,6 +39,7 @@ from conftest import (
 from test_zya_ephemeral import break_scratch, check_scratch_refused, instance_store_disks
 
 MOUNTPOINT = "/var/lib/cassandra"
+LIMITS_DROPIN = "/etc/systemd/system/iotune-standin.service.d/iotune-storage-limits.conf"
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +61,8 @@ def audit_names_the_drift(subrun, tmp_path, member):
     assert ("readahead", "read_ahead_kb live 2048, profile 8") in found, found
     # a queue setting of issue 27 changed by hand on a member that stays (broken_boot)
     assert [(area, msg) for area, msg in found if area == "queue"] == [("queue", "nomerges live 0, profile 2")], found
+    # the stand-in's limits drop-in edited by hand (not reloaded: what is on disk is named)
+    assert any(area == "limits" and LIMITS_DROPIN in msg and "differs" in msg for area, msg in found), found
     assert any(area == "rules" and AUDIT_RULES in msg and "is missing" in msg for area, msg in found), found
     assert any(area == "mdadm.conf" and msg.startswith("stale ARRAY line in mdadm.conf: " + AUDIT_STALE)
                for area, msg in found), found
@@ -86,6 +89,8 @@ def broken_boot(lab_disks, subrun, tmp_path_factory):
     assert lab_ssh("test", "-e", member["by_id"], check=False).returncode == 0
     lab_ssh("cp", "-p", AUDIT_RULES, "/root/audit-rules.bak")
     lab_ssh("cp", "-p", AUDIT_CONF, "/root/audit-mdadm.conf.bak")
+    lab_ssh("cp", "-p", LIMITS_DROPIN, "/root/audit-limits.bak")
+    lab_ssh("sed", "-i", "s/^LimitNOFILE=.*/LimitNOFILE=4096/", LIMITS_DROPIN)
     lab_ssh("blockdev", "--setra", "4096", "/dev/md/data")
     lab_ssh("echo 0 > /sys/block/$(basename $(readlink -f %s))/queue/nomerges" % lab_disks[0]["by_id"])
     lab_ssh("rm", AUDIT_RULES)
@@ -102,6 +107,7 @@ def broken_boot(lab_disks, subrun, tmp_path_factory):
     finally:
         lab_ssh("cp", "-p", "/root/audit-rules.bak", AUDIT_RULES)
         lab_ssh("cp", "-p", "/root/audit-mdadm.conf.bak", AUDIT_CONF)
+        lab_ssh("cp", "-p", "/root/audit-limits.bak", LIMITS_DROPIN)
 
     instance_store = instance_store_disks()
     scratch = break_scratch(instance_store) if instance_store else None

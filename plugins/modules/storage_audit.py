@@ -84,10 +84,11 @@ options:
     default: {}
   limits:
     description:
-      - The planned resource limits per systemd unit (C(limits) of the plan, C({UNIT: {LimitNOFILE: '100000', ...}})).
+      - "The planned resource limits per systemd unit (C(limits) of the plan, for example
+        C({UNIT: {LimitNOFILE: '100000'}})).
         Each unit's limits drop-in (C(/etc/systemd/system/UNIT.d/iotune-storage-limits.conf)) is read, and what
         systemd reports for the unit (one C(systemctl show) for all of them; a unit systemd does not know is not
-        compared). Empty skips it.
+        compared). Empty skips it."
     type: dict
     default: {}
   sysctl_file:

@@ -80,8 +80,8 @@ def test_a_limits_dropin_is_a_limits_change_of_exactly_its_unit():
     assert rd.dropin_changes(None) == []
 
 
-POLICY = {'restart': 'auto', 'services': [{'unit': 'cassandra', 'kind': 'cassandra', 'drain': True},
-                                         {'unit': 'mongod', 'kind': 'mongodb'}]}
+POLICY = {'restart': 'auto',
+          'services': [{'unit': 'cassandra', 'kind': 'cassandra', 'drain': True}, {'unit': 'mongod', 'kind': 'mongodb'}]}
 
 
 def test_the_rolling_restart_follows_a_limits_change_for_that_unit_only():

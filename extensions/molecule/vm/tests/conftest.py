@@ -118,12 +118,14 @@ def wait_for_multi_user(deadline_s=300):
 
 
 def reboot_guest():
-    """``systemctl reboot`` inside the guest; returns once SSH answers with a new boot id."""
+    """``systemctl reboot`` inside the guest; returns once SSH answers with a new boot id and systemd has finished
+    the boot's start jobs (whatever their outcome: SSH answers before the data array is assembled and mounted)."""
     boot_id_before = lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip()
     lab_ssh("systemctl", "reboot", check=False, timeout=30)
     time.sleep(10)
     wait_for_ssh()
     assert lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip() != boot_id_before
+    lab_ssh("systemctl", "is-system-running", "--wait", check=False, timeout=900)
 
 
 # the stages a converged re-run skips on the preflight's read (issue 31), and each one's module

@@ -1,0 +1,118 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The host's original state and the way back (issue 29, docs/tune.md "Changing your mind").
+
+prepare.yml set by hand, before the first run: readahead 512 KiB on the first data disk, vm.swappiness 30, THP
+enabled always. The first run (the crash chain's first, before its first change) recorded them; every run since (the
+crashed ones, the converge, test_tuning.py's switch of profile and back) left the snapshot as it was. Then:
+
+1. ``iotune_restore`` in check mode predicts the restore and changes nothing;
+2. the restore puts those three values back live, without a reboot, removes the collection's rules, sysctl and THP
+   files and leaves the array, its filesystem (a file's checksum), its fstab line and its mount hold as they were;
+3. a second restore changes nothing;
+4. a tune run afterwards tunes the host again (the tests after this one start from the converged host).
+
+One entry (Debian 13, NVMe members chosen by EBS volume id: the snapshot keys them by identity, not kernel name).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.any_entry(1)
+
+SNAPSHOT = "/var/lib/iotune-storage/original-state.json"
+RULES_FILE = "/etc/udev/rules.d/66-iotune-storage.rules"
+SYSCTL_FILE = "/etc/sysctl.d/90-iotune-storage.conf"
+THP_UNIT = "iotune-storage-thp.service"
+MOUNTPOINT = "/var/lib/cassandra"
+THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+
+def first_disk(host):
+    by_id = host.ansible.get_variables()["lab_disks"][0]["by_id"]
+    return host.check_output("basename $(readlink -f %s)", by_id)
+
+
+def live(host):
+    return {"read_ahead_kb": host.file("/sys/block/%s/queue/read_ahead_kb" % first_disk(host)).content_string.strip(),
+            "swappiness": host.check_output("sysctl -n vm.swappiness"),
+            "thp": host.file(THP_ENABLED).content_string.strip()}
+
+
+def data_state(host):
+    return {"mount": host.check_output("findmnt -n -o SOURCE,FSTYPE %s", MOUNTPOINT),
+            "fstab": host.check_output("grep ' %s ' /etc/fstab", MOUNTPOINT),
+            "holds": host.check_output("ls /etc/systemd/system/iotune-standin.service.d/ 2>/dev/null || true"),
+            "sum": host.check_output("sha256sum %s/iotune-restore.dat | cut -d' ' -f1", MOUNTPOINT)}
+
+
+@pytest.fixture(scope="module")
+def snapshot(host):
+    host.check_output("head -c 1048576 /dev/urandom > %s/iotune-restore.dat && sync", MOUNTPOINT)
+    yield json.loads(host.check_output("cat %s", SNAPSHOT))
+    host.run("rm -f %s/iotune-restore.dat", MOUNTPOINT)
+
+
+def test_the_first_run_recorded_the_hand_set_values_and_no_later_run_overwrote_them(host, snapshot):
+    assert host.check_output("stat -c %%a %s", SNAPSHOT) == "600"
+    assert host.check_output("stat -c %a /var/lib/iotune-storage") == "700"
+    serial = host.ansible.get_variables()["lab_disks"][0]["serial"]
+    recorded = [d for d in snapshot["devices"] if "serial:%s" % serial in d["identities"]]
+    assert len(recorded) == 1, snapshot["devices"]
+    # keyed by what the hardware says, never by the kernel name (which the boots since may have changed: NVMe
+    # namespaces are named in the order their controllers answer)
+    print("recorded as %s, now %s" % (recorded[0]["kname"], first_disk(host)))
+    assert not any(i.startswith("kernel:") or recorded[0]["kname"] in i for i in recorded[0]["identities"]), recorded
+    assert recorded[0]["queue"]["read_ahead_kb"] == "512", recorded
+    assert snapshot["sysctl"]["vm.swappiness"] == "30"
+    assert snapshot["thp"]["enabled"] == "always"
+    assert snapshot["files"] == {RULES_FILE: None, SYSCTL_FILE: None, "/etc/systemd/system/" + THP_UNIT: None}
+    assert [d["selector"] for d in snapshot["created_later"]] == ["md_name=data"], snapshot["created_later"]
+    # the converged host runs with the profile's values, not those
+    assert live(host) != {"read_ahead_kb": "512", "swappiness": "30", "thp": "[always] madvise never"}
+
+
+def test_restore_in_check_mode_says_what_and_changes_nothing(host, subrun, snapshot):
+    before = (live(host), data_state(host), host.file(RULES_FILE).exists)
+    rc, out, report = subrun.run({"iotune_restore": True}, check=True)
+    assert rc == 0, out[-4000:]
+    restored = subrun.tasks(report, "Put the host's original state back (iotune_restore; arrays, filesystems and "
+                                    "fstab lines stay)")
+    assert restored and restored[0]["changed"], restored
+    assert (live(host), data_state(host), host.file(RULES_FILE).exists) == before
+
+
+def test_restore_puts_the_values_back_live_and_leaves_the_data(host, subrun, snapshot):
+    data = data_state(host)
+    boot_id = host.file("/proc/sys/kernel/random/boot_id").content_string
+    rc, out, report = subrun.run({"iotune_restore": True})
+    assert rc == 0, out[-4000:]
+    assert subrun.changed(report) > 0
+    now = live(host)
+    assert now["read_ahead_kb"] == "512" and now["swappiness"] == "30", now
+    assert now["thp"].startswith("[always]"), now
+    for path in (RULES_FILE, SYSCTL_FILE, "/etc/systemd/system/" + THP_UNIT):
+        assert not host.file(path).exists, path
+    assert host.run("systemctl is-enabled %s", THP_UNIT).stdout.strip() != "enabled"
+    assert data_state(host) == data                                   # array, filesystem, fstab, holds: untouched
+    assert host.file("/proc/sys/kernel/random/boot_id").content_string == boot_id     # no reboot
+    # the snapshot stays (a later restore needs it)
+    assert json.loads(host.check_output("cat %s", SNAPSHOT)) == snapshot
+
+
+def test_a_second_restore_changes_nothing(subrun):
+    rc, out, report = subrun.run({"iotune_restore": True})
+    assert rc == 0 and subrun.changed(report) == 0, out[-4000:]
+
+
+def test_a_tune_run_after_the_restore_tunes_again(host, subrun, snapshot):
+    rc, out, report = subrun.run({"iotune_verify": False})
+    assert rc == 0 and subrun.changed(report) > 0, out[-4000:]
+    assert host.file(RULES_FILE).exists and host.file(SYSCTL_FILE).exists
+    assert live(host)["read_ahead_kb"] != "512"
+    assert json.loads(host.check_output("cat %s", SNAPSHOT)) == snapshot

@@ -1,0 +1,551 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""The host's original state (issue 29): what it had before the collection's first change, and putting it back.
+
+``record`` reads, on the first run, every live value the collection will change and the files it will replace; the
+snapshot is written once (``write_once``: a temporary file in the same directory, fsync, a hard link to the final
+name, which fails when it exists, fsync of the directory), root-only, and never overwritten. Devices are keyed by
+stable identity (``identities``: md UUID and name, WWN, cloud identity, serial, /dev/disk/by-id links; only the keys
+no other device of the host shares), never by kernel name, so that a restore after a reboot that renamed them
+(nvme1n1 <-> nvme2n1) finds each one.
+
+``restore_plan`` is pure: from a snapshot and the live state (``live``) it returns what a restore changes: the
+collection's files removed (or written back as they were), the recorded queue values, sysctls and THP values set
+again. ``OriginalState`` is one call of the original_state module in small steps that raise ``OriginalStateError``.
+Nothing here touches an array, a filesystem or an fstab line.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import json
+import os
+import re
+import time
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
+from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
+from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
+from ansible_collections.iotune.storage.plugins.module_utils import rules
+from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon, short_name
+
+__metaclass__ = type
+
+# where the tune role keeps it (docs/tune.md, "Changing your mind"); root-only
+PATH = '/var/lib/iotune-storage/original-state.json'
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+FORMAT = 1
+# the collection's version, written into every snapshot; tests/unit keeps it equal to galaxy.yml's
+COLLECTION_VERSION = '0.1.0'
+TEMP_PREFIX = '.original-state.'
+# the queue attributes recorded and restored, in the order they are written (the scheduler first: switching it resets
+# nr_requests); block_tuning.ATTR_ORDER is their one home
+QUEUE_KEYS = tuple(key for key, dummy in bt.ATTR_ORDER)
+# tuned profiles the collection may have activated (udev_block_tuning's and kernel_settings' override profiles):
+# a restore refuses while one is active (tuned would put the values back; tuned-adm profile PARENT first)
+TUNED_OVERRIDES = ('iotune-storage', ks.TUNED_OVERRIDE)
+_UNIT = re.compile(r'^/(etc|run)/systemd/system/[^/]+\.(service|timer)$')
+
+
+class OriginalStateError(Exception):
+    """A refusal or failure; ``data`` goes into the module result."""
+
+    def __init__(self, msg, **data):
+        super(OriginalStateError, self).__init__(msg)
+        self.data = data
+
+
+def file_kind(path):
+    """'unit' (a systemd unit: disabled before it is removed), 'udev' (a rules file: udev reloads), 'sysctl' or
+    'file'."""
+    if _UNIT.match(path):
+        return 'unit'
+    if path.endswith('.rules') and '/udev/' in path:
+        return 'udev'
+    if '/sysctl.d/' in path:
+        return 'sysctl'
+    return 'file'
+
+
+# ---------------------------------------------------------------------------------------------
+# identity
+
+
+def device_identities(info):
+    """Every identity key of a whole device's readahead_facts entry, best first (md UUID, md name, WWN, cloud
+    identity, rbd image, serial, by-id links); never the kernel name."""
+    keys = []
+    md = info.get('md') or {}
+    if md.get('uuid'):
+        keys.append('md-uuid:%s' % md_uuid_colon(md['uuid']))
+    if md.get('name'):
+        keys.append('md-name:%s' % short_name(md['name']))
+    if info.get('wwn'):
+        keys.append('wwn:%s' % info['wwn'].strip())
+    found = info.get('cloud') or {}
+    if found:
+        keys.append('cloud:%s' % ','.join('%s=%s' % (k, found[k]) for k in sorted(found)
+                                          if found[k] not in (None, False, '')))
+    if info.get('serial') and not md:
+        keys.append('serial:%s' % info['serial'].strip())
+    for link in sorted(info.get('by_id') or ()):
+        base = os.path.basename(link)
+        if not base.startswith(('md-uuid-', 'md-name-')):
+            keys.append('by-id:%s' % base)
+    return keys
+
+
+def unique_identities(keys_by_device):
+    """{kname: [keys]} keeping only the keys no other device has (an EBS disk's wwid, the serial of an NVMe
+    controller's namespaces and an instance store's cloud identity are shared)."""
+    count = {}
+    for keys in keys_by_device.values():
+        for key in set(keys):
+            count[key] = count.get(key, 0) + 1
+    return dict((name, [k for k in keys if count[k] == 1]) for name, keys in keys_by_device.items())
+
+
+def scan_devices(host):
+    """{kname: {identities, queue, kernel_default_read_ahead_kb, is_md}} of every whole device of ``host`` (a
+    host.BlockHost), its unique identities only."""
+    inv = host.inventory()
+    infos = dict((name, inv.device(name)) for name in inv.order if not inv.parents.get(name))
+    unique = unique_identities(dict((name, device_identities(info)) for name, info in infos.items()))
+    return dict((name, {'identities': unique[name], 'queue': bt.read_live(host, name), 'is_md': info['type'] == 'md',
+                        'kernel_default_read_ahead_kb': info.get('kernel_default_read_ahead_kb')})
+                for name, info in infos.items())
+
+
+def match_devices(recorded, live):
+    """({index of a recorded device: live kname}, [indexes gone]): each recorded device is the one live device that
+    carries the first of its identities that exactly one live device carries; a live device is matched once."""
+    holders = {}
+    for name, dev in live.items():
+        for key in dev['identities']:
+            holders.setdefault(key, []).append(name)
+    matched, gone, taken = {}, [], set()
+    for index, dev in enumerate(recorded):
+        found = None
+        for key in dev.get('identities') or ():
+            names = holders.get(key, [])
+            if len(names) == 1 and names[0] not in taken:
+                found = names[0]
+                break
+        if found is None:
+            gone.append(index)
+        else:
+            matched[index] = found
+            taken.add(found)
+    return matched, gone
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the host
+
+
+def host_path(root, path):
+    return os.path.join(root, path.lstrip('/'))
+
+
+def read_file(root, path):
+    """None when ``path`` does not exist, else {content, mode, owner, group} (content None when not text)."""
+    full = host_path(root, path)
+    state = fileutil.file_state(full)
+    if state is None:
+        return None
+    content = fileutil.read_text(full) if state['isreg'] else None
+    return {'content': content, 'mode': state['mode'], 'owner': state['pw_name'], 'group': state['gr_name']}
+
+
+def sysctl_names(given):
+    """The sysctls a snapshot records: the database vendors ask for (the only ones a profile may set, so a later
+    profile switch finds its originals too) and ``given`` (a profile's extra_sysctl)."""
+    names = set(rules.SYSCTL_DATABASE)
+    for name in given or ():
+        normal = rules.sysctl_name(name)
+        if normal is None:
+            raise OriginalStateError('sysctl: %r is not a sysctl name such as vm.swappiness' % (name,))
+        names.add(normal)
+    return sorted(names)
+
+
+def live(host, root, names, paths):
+    """The live state a restore compares with: devices (scan_devices), sysctls ``names``, THP, files ``paths``."""
+    return {'devices': scan_devices(host),
+            'sysctl': dict((name, ks.read_sysctl(root, name)) for name in names),
+            'thp': ks.read_thp(root),
+            'files': dict((path, read_file(root, path)) for path in paths)}
+
+
+def record(host, root, devices, sysctl, paths, now=None, version=COLLECTION_VERSION):
+    """The snapshot of this host (a dict): the queue values of every device the tuning plan ``devices`` matches (the
+    planned md arrays that do not exist yet listed as ``created_later``), ``sysctl_names(sysctl)``, THP and the files
+    ``paths``."""
+    checked = ArgumentSpecValidator({'devices': bt.devices_option()}).validate({'devices': devices})
+    if checked.error_messages:
+        raise OriginalStateError('devices: %s' % '; '.join(checked.error_messages))
+    devices = checked.validated_parameters['devices']
+    try:
+        planned = bt.host_plan(devices, host, allow_unmatched=True)
+    except bt.TuningError as e:
+        raise OriginalStateError('devices: %s' % e)
+    state = live(host, root, sysctl_names(sysctl), paths)
+    recorded = []
+    for name in sorted(planned['expected']):
+        dev = state['devices'][name]
+        if not dev['identities']:
+            raise OriginalStateError('device %s has no stable identity (no WWN, serial, cloud identity or by-id link '
+                                     'that no other device shares): its values cannot be recorded by identity' % name)
+        recorded.append({'identity': dev['identities'][0], 'identities': dev['identities'], 'kname': name,
+                         'queue': dict((k, v) for k, v in dev['queue'].items() if v is not None)})
+    later = []
+    for entry in devices:
+        if bt.describe(entry) not in planned['unmatched']:
+            continue
+        if entry.get('md_name'):
+            later.append({'identities': ['md-name:%s' % short_name(entry['md_name'])], 'selector': bt.describe(entry)})
+        elif entry.get('md_uuid'):
+            later.append({'identities': ['md-uuid:%s' % md_uuid_colon(entry['md_uuid'])],
+                          'selector': bt.describe(entry)})
+    files = state['files']
+    return {'format': FORMAT, 'collection': 'iotune.storage', 'version': version,
+            'recorded_at': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now)),
+            'kernel': os.uname()[2],
+            # an earlier release (or a run before this file existed) left the collection's files: the values
+            # recorded may be its tuning, not the host's own
+            'tuned_before': any(files[p] is not None for p in paths),
+            'devices': recorded, 'created_later': later,
+            'sysctl': dict((k, v) for k, v in state['sysctl'].items() if v is not None),
+            'thp': dict((k, v) for k, v in state['thp'].items() if v is not None),
+            'files': files}
+
+
+def summary(path, snapshot):
+    """What a snapshot holds, in short (the facts, the summary and the audit show it)."""
+    if snapshot is None:
+        return {'path': path, 'exists': False}
+    return {'path': path, 'exists': True, 'recorded_at': snapshot.get('recorded_at'),
+            'version': snapshot.get('version'), 'tuned_before': snapshot.get('tuned_before', False),
+            'devices': [d.get('identity') for d in snapshot.get('devices', [])],
+            'created_later': [d.get('selector') for d in snapshot.get('created_later', [])],
+            'sysctl': len(snapshot.get('sysctl', {})), 'thp': sorted(snapshot.get('thp', {})),
+            'files': dict((p, 'absent' if s is None else 'present') for p, s in sorted(snapshot.get('files', {}).items()))}
+
+
+# ---------------------------------------------------------------------------------------------
+# the file itself
+
+
+def check_format(snapshot, path):
+    devices = snapshot.get('devices') if isinstance(snapshot, dict) else None
+    if not isinstance(snapshot, dict) or snapshot.get('format') != FORMAT or not isinstance(devices, list):
+        raise OriginalStateError('%s is not a snapshot of format %d of this collection' % (path, FORMAT))
+    return snapshot
+
+
+def load(path):
+    """The snapshot at ``path``, None when there is none; raises OriginalStateError when it cannot be read."""
+    try:
+        with open(path, 'r') as f:
+            text = f.read()
+    except FileNotFoundError:
+        return None
+    except (IOError, OSError) as e:
+        raise OriginalStateError('cannot read %s: %s' % (path, e))
+    try:
+        return check_format(json.loads(text), path)
+    except ValueError as e:
+        raise OriginalStateError('%s is not JSON (%s): it is kept as it is, never overwritten' % (path, e))
+
+
+def _link_no_clobber(src, dest):
+    """The final step of write_once: a hard link never replaces an existing file (os.replace would)."""
+    os.link(src, dest)
+
+
+def write_once(path, snapshot, replace=_link_no_clobber):
+    """Write ``snapshot`` to ``path`` unless a file is there; True when written. The text is complete and on disk
+    before it gets its name (files.write_text: a temporary file, fsync, then the link and an fsync of the
+    directory); a crash leaves no file or the whole file, and at most a temporary ``.original-state.*`` file, which
+    the next call removes. The directory is made root-only."""
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, DIR_MODE)
+    for stale in glob.glob(os.path.join(glob.escape(directory), TEMP_PREFIX + '*')):
+        os.unlink(stale)
+    if os.path.lexists(path):
+        return False
+    text = json.dumps(snapshot, indent=2, sort_keys=True) + '\n'
+    try:
+        fileutil.write_text(path, text, replace, mode=FILE_MODE, prefix=TEMP_PREFIX)
+    except OSError as e:
+        if e.errno == errno.EEXIST:
+            return False        # another run wrote it in between: that one is the original
+        raise
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# the restore plan (pure)
+
+
+def _file_actions(recorded, now):
+    actions = []
+    for path in sorted(recorded):
+        was, have = recorded[path], now.get(path)
+        if was is None:
+            if have is not None:
+                actions.append({'path': path, 'kind': file_kind(path), 'action': 'remove',
+                                'before': have.get('content'), 'after': None})
+            continue
+        if have is not None and have.get('content') == was.get('content') and have.get('mode') == was.get('mode') \
+                and have.get('owner') == was.get('owner') and have.get('group') == was.get('group'):
+            continue
+        if was.get('content') is None:
+            continue        # not a text file when recorded: nothing to write back
+        actions.append({'path': path, 'kind': file_kind(path), 'action': 'write', 'before': (have or {}).get('content'),
+                        'after': was['content'], 'mode': was.get('mode') or '0644', 'owner': was.get('owner') or 'root',
+                        'group': was.get('group') or 'root'})
+    return actions
+
+
+def restore_plan(snapshot, state):
+    """What a restore changes on a host whose live state is ``state`` (``live``), to bring back ``snapshot``:
+    {files, queue, sysctl, thp, gone, created_later, changed}. Devices are matched by identity (match_devices); a
+    recorded device that is gone is listed in ``gone``, not an error. A planned md array that did not exist when the
+    snapshot was recorded gets the readahead the kernel gives a new array. Pure: reads and writes nothing."""
+    plan = {'files': _file_actions(snapshot.get('files') or {}, state['files']), 'queue': [], 'sysctl': [],
+            'thp': [], 'gone': [], 'created_later': []}
+    devices = snapshot.get('devices') or []
+    matched, gone = match_devices(devices, state['devices'])
+    for index in gone:
+        plan['gone'].append({'identity': devices[index].get('identity'), 'kname': devices[index].get('kname')})
+    for index in sorted(matched, key=lambda i: devices[i].get('identity') or ''):
+        dev, name = devices[index], matched[index]
+        now = state['devices'][name]['queue']
+        for key in QUEUE_KEYS:
+            want = dev['queue'].get(key)
+            if want is not None and not bt.live_matches(now.get(key), want):
+                plan['queue'].append({'kname': name, 'identity': dev.get('identity'), 'key': key,
+                                      'now': now.get(key), 'restore': str(want)})
+    later, dummy = match_devices(snapshot.get('created_later') or [], state['devices'])
+    for index, name in sorted(later.items()):
+        dev = state['devices'][name]
+        want = dev.get('kernel_default_read_ahead_kb')
+        plan['created_later'].append({'selector': snapshot['created_later'][index].get('selector'), 'kname': name})
+        if dev['is_md'] and want is not None and not bt.live_matches(dev['queue'].get('read_ahead_kb'), want):
+            plan['queue'].append({'kname': name, 'identity': snapshot['created_later'][index]['identities'][0],
+                                  'key': 'read_ahead_kb', 'now': dev['queue'].get('read_ahead_kb'),
+                                  'restore': str(want)})
+    for name, want in sorted((snapshot.get('sysctl') or {}).items()):
+        now = state['sysctl'].get(name)
+        if now is not None and now != want:
+            plan['sysctl'].append({'name': name, 'now': now, 'restore': want})
+    for key in rules.THP_KEYS:
+        want = (snapshot.get('thp') or {}).get(key)
+        now = state['thp'].get(key)
+        if want is not None and now is not None and now != want:
+            plan['thp'].append({'key': key, 'now': now, 'restore': want})
+    plan['changed'] = bool(plan['files'] or plan['queue'] or plan['sysctl'] or plan['thp'])
+    return plan
+
+
+def plan_lines(plan):
+    """(before, after) text of the live values a restore sets, one line each (the diff)."""
+    before, after = [], []
+    for item in plan['queue']:
+        label = '%s (%s) queue/%s' % (item['kname'], item['identity'], item['key'])
+        before.append('%s: %s' % (label, item['now']))
+        after.append('%s: %s' % (label, item['restore']))
+    for item in plan['sysctl']:
+        before.append('sysctl %s = %s' % (item['name'], item['now']))
+        after.append('sysctl %s = %s' % (item['name'], item['restore']))
+    for item in plan['thp']:
+        before.append('transparent_hugepage/%s: %s' % (item['key'], item['now']))
+        after.append('transparent_hugepage/%s: %s' % (item['key'], item['restore']))
+    return ''.join(line + '\n' for line in before), ''.join(line + '\n' for line in after)
+
+
+def diffs(plan):
+    """The module's diff: one per file, then one of the live values."""
+    out = [{'before_header': f['path'], 'after_header': f['path'] if f['action'] == 'write' else '(removed)',
+            'before': f['before'] or '', 'after': f['after'] or ''} for f in plan['files']]
+    before, after = plan_lines(plan)
+    if before or after:
+        out.append({'before_header': 'live values', 'after_header': 'live values restored', 'before': before,
+                    'after': after})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# one call
+
+
+def argument_spec():
+    """The original_state module's options."""
+    return dict(
+        state=dict(type='str', choices=['recorded', 'restored'], default='recorded'),
+        path=dict(type='path', default=PATH),
+        # checked by udev_block_tuning's own spec in record() (one home of the tuning entries, as the preflight does)
+        devices=dict(type='list', elements='dict', default=[]),
+        sysctl=dict(type='list', elements='str', default=[]),
+        files=dict(type='list', elements='path', default=[]),
+    )
+
+
+class OriginalState:
+    """One call of the original_state module. ``run(argv)`` runs a command ((rc, out, err)); ``systemctl`` and
+    ``udevadm`` are their paths (None when missing)."""
+
+    def __init__(self, params, host, root='/', run=None, systemctl=None, udevadm=None, check_mode=False, now=None,
+                 write=None):
+        self.p = params
+        self.write = write or write_value
+        self.host = host
+        self.root = root
+        self.run = run
+        self.systemctl = systemctl
+        self.udevadm = udevadm
+        self.check_mode = check_mode
+        self.now = now
+        self.warnings = []
+        self.result = {'changed': False, 'path': params['path']}
+
+    def call(self):
+        if self.p['state'] == 'recorded':
+            return self.recorded()
+        return self.restored()
+
+    # --- state=recorded ---------------------------------------------------------------------
+    def recorded(self):
+        path = self.p['path']
+        try:
+            existing = load(path)
+        except OriginalStateError as e:
+            self.warnings.append(str(e))
+            self.result.update(recorded=False, original_state={'path': path, 'exists': True, 'unreadable': str(e)})
+            return self.result
+        if existing is not None:
+            self.result.update(recorded=False, snapshot=existing, original_state=summary(path, existing))
+            return self.result
+        snapshot = record(self.host, self.root, self.p['devices'], self.p['sysctl'], self.p['files'], now=self.now)
+        if snapshot['tuned_before']:
+            self.warnings.append('the collection\'s files were on this host before its original state was recorded '
+                                 '(%s): the values recorded may be an earlier run\'s tuning, not the host\'s own'
+                                 % ', '.join(p for p, s in sorted(snapshot['files'].items()) if s is not None))
+        written = True
+        if not self.check_mode:
+            try:
+                written = write_once(path, snapshot)
+            except (IOError, OSError) as e:
+                raise OriginalStateError('cannot write %s: %s' % (path, e))
+            if not written:
+                snapshot = load(path)
+        self.result.update(changed=written, recorded=written, snapshot=snapshot, original_state=summary(path, snapshot))
+        return self.result
+
+    # --- state=restored ---------------------------------------------------------------------
+    def restored(self):
+        path = self.p['path']
+        snapshot = load(path)
+        if snapshot is None:
+            raise OriginalStateError('%s does not exist: no original state was recorded on this host (the tune role '
+                                     'records it before its first change), so there is nothing to restore' % path)
+        self.refuse_tuned()
+        names = sorted(snapshot.get('sysctl') or {})
+        paths = sorted(set(snapshot.get('files') or {}) | set(self.p['files']))
+        plan = restore_plan(snapshot, live(self.host, self.root, names, paths))
+        self.result.update(original_state=summary(path, snapshot), restore=plan, changed=plan['changed'],
+                           diff=diffs(plan))
+        for item in plan['gone']:
+            self.warnings.append('%s (was %s) is not on this host any more: its recorded values are not restored'
+                                 % (item['identity'], item['kname']))
+        for extra in sorted(set(self.p['files']) - set(snapshot.get('files') or {})):
+            if read_file(self.root, extra) is not None:
+                self.warnings.append('%s is not in the snapshot (it was not recorded): left as it is' % extra)
+        if self.check_mode or not plan['changed']:
+            return self.result
+        self.apply_files(plan['files'])
+        self.apply_values(plan)
+        self.host.rescan()
+        after = restore_plan(snapshot, live(self.host, self.root, names, paths))
+        left = [i for kind in ('files', 'queue', 'sysctl', 'thp') for i in after[kind]]
+        if left:
+            raise OriginalStateError('values still differ from the snapshot after the restore: %s'
+                                     % '; '.join(sorted(str(i) for i in left)), **self.result)
+        return self.result
+
+    def refuse_tuned(self):
+        from ansible_collections.iotune.storage.plugins.module_utils import tuned  # pylint: disable=import-outside-toplevel
+        active = [name for name in tuned.tuned_active_profiles(self.root) if name in TUNED_OVERRIDES]
+        if active:
+            raise OriginalStateError('tuned runs the collection\'s override profile %s, which would set the tuned '
+                                     'values again: switch tuned back to its own profile first (tuned-adm profile '
+                                     'PARENT, the include= line of /etc/tuned/%s/tuned.conf); nothing was changed'
+                                     % (', '.join(active), active[0]))
+
+    def command(self, argv):
+        rc, out, err = self.run(argv)
+        if rc != 0:
+            raise OriginalStateError('%s failed (rc=%d): %s' % (' '.join(argv), rc, (err or out).strip()),
+                                     **self.result)
+
+    def apply_files(self, actions):
+        for item in actions:
+            full = host_path(self.root, item['path'])
+            if item['kind'] == 'unit' and item['action'] == 'remove' and self.systemctl:
+                self.command([self.systemctl, 'disable', os.path.basename(item['path'])])
+            try:
+                if item['action'] == 'remove':
+                    os.unlink(full)
+                else:
+                    fileutil.write_text(full, item['after'], mode=int(item['mode'], 8))
+                    os.chmod(full, int(item['mode'], 8))
+                    os.chown(full, _uid(item['owner']), _gid(item['group']))
+            except (IOError, OSError, KeyError) as e:
+                raise OriginalStateError('cannot restore %s: %s' % (item['path'], e), **self.result)
+        kinds = set(item['kind'] for item in actions)
+        if 'unit' in kinds and self.systemctl:
+            self.command([self.systemctl, 'daemon-reload'])
+        if 'udev' in kinds and self.udevadm:
+            # before any value is set: a change event must not apply the removed rules again
+            self.command([self.udevadm, 'control', '--reload'])
+
+    def apply_values(self, plan):
+        failures = []
+        writes = [(self.host.path('/sys/block/%s/queue/%s' % (i['kname'], i['key'])), i['restore'], i)
+                  for i in sorted(plan['queue'], key=lambda i: (i['kname'], QUEUE_KEYS.index(i['key'])))]
+        writes += [(host_path(self.root, 'proc/sys/' + i['name'].replace('.', '/')), i['restore'], i)
+                   for i in plan['sysctl']]
+        thp_files = {'enabled': 'enabled', 'defrag': 'defrag', 'khugepaged_max_ptes_none': 'khugepaged/max_ptes_none'}
+        writes += [(host_path(self.root, ks.THP_DIR + '/' + thp_files[i['key']]), i['restore'], i) for i in plan['thp']]
+        for target, value, dummy in writes:
+            try:
+                self.write(target, value)
+            except (IOError, OSError) as e:
+                failures.append('%s: %s' % (target, e))
+        if failures:
+            raise OriginalStateError('the kernel refused some values: %s' % '; '.join(failures), **self.result)
+
+
+def write_value(path, value):
+    """Write one sysfs or /proc/sys value (the kernel takes it or the write fails)."""
+    with open(path, 'w') as f:
+        f.write(value)
+
+
+def _uid(owner):
+    import pwd  # pylint: disable=import-outside-toplevel
+    return int(owner) if str(owner).isdigit() else pwd.getpwnam(owner).pw_uid
+
+
+def _gid(group):
+    import grp  # pylint: disable=import-outside-toplevel
+    return int(group) if str(group).isdigit() else grp.getgrnam(group).gr_gid

@@ -1,0 +1,109 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""One call of the xfs_filesystem module: its argument spec, the filesystem (module_utils/xfs_format.py) and where
+it is mounted (the mount point, fstab, the mounts), in the order the module takes them (``filesystem_call``).
+The module and storage_preflight's stage check (module_utils/stage_sync.py) run this same code.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ansible_collections.iotune.storage.plugins.module_utils import fstab
+from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
+
+__metaclass__ = type
+
+BINS = ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs')
+
+
+def argument_spec():
+    """The xfs_filesystem module's options (with REQUIRED_TOGETHER)."""
+    return dict(
+        device=dict(type='path', required=True),
+        label=dict(type='str'),
+        su_kb=dict(type='int'),
+        sw=dict(type='int'),
+        allow_data=dict(type='bool', default=False),
+        allow_shared_disk=dict(type='bool', default=False),
+        mountpoint=dict(type='path'),
+        mount_options=dict(type='str'),
+        move_from=dict(type='str'),
+        fstab=dict(type='path', default='/etc/fstab'),
+        mkfs_marker=dict(type='path'),
+    )
+
+
+REQUIRED_TOGETHER = [('su_kb', 'sw')]
+
+
+def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=None):
+    """mountpoint_exists, fstab_elsewhere and mounted_as_planned of ``result`` (read-only; the xfs role's
+    mount step)."""
+    if not mountpoint:
+        return {'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
+    mountpoint = fstab.normalise_mountpoint(mountpoint)
+    elsewhere = []
+    planned = False
+    if result.get('uuid'):
+        spec = 'UUID=%s' % result['uuid']
+        lines = fstab.entries(view._read(fstab_path, '') or '')
+        elsewhere = [line['mountpoint'] for line in lines if line['source'] == spec and line['mountpoint'] != mountpoint]
+        if options and device:
+            planned = (fstab.planned_line_problem(lines, mountpoint, result['uuid'], options) is None
+                       and mounted_here(view, device, mountpoint))
+    return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere,
+            'mounted_elsewhere': mounted_on(view, device, exclude=mountpoint, root_only=True) if result.get('uuid') else [],
+            'mounted_as_planned': planned}
+
+
+def move_refusal(found, mountpoint, move_from):
+    """The refusal of a move nobody opted in for: the filesystem is on other paths than ``mountpoint``."""
+    paths = sorted(set(found['fstab_elsewhere']) | set(found['mounted_elsewhere']))
+    if not paths or paths == [move_from]:
+        return None
+    return ('its filesystem is on %s (fstab: %s; mounted: %s), not on the planned mountpoint %s; a run never '
+            'moves a filesystem that holds data: correct mountpoint (a typo?), or set move_from: %s to move it'
+            % (', '.join(paths), ', '.join(found['fstab_elsewhere']) or 'none',
+               ', '.join(found['mounted_elsewhere']) or 'none', mountpoint, paths[0]))
+
+
+def mounted_on(view, device, exclude=None, root_only=False):
+    """The mount points of ``device`` (any path to it), but ``exclude``; ``root_only``: not the bind mounts of
+    directories inside the filesystem."""
+    if not device or not view.exists(device):
+        return []
+    majmin = tuple(view.block_majmin(view.realpath(device)) or ())
+    return sorted(set(point for major, minor, point, dummy in view.mounts(root_only=root_only)
+                      if (major, minor) == majmin and point != exclude))
+
+
+def mounted_here(view, device, mountpoint):
+    """Is ``device`` (any path to it) mounted on ``mountpoint`` now?"""
+    return mountpoint in mounted_on(view, device)
+
+
+def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=False):
+    """The result of one xfs_filesystem call (``bins``: {name: path or None} of BINS); raises FsError (its
+    ``data`` goes into the failure)."""
+    if params['move_from'] and not params['mountpoint']:
+        raise FsError('move_from needs mountpoint (where the filesystem moves to)')
+    fs = XfsFilesystem(params, view, run, bins, check_mode=check_mode, warn=warn)
+    result = fs.apply()
+    result.update(where_to_mount(view, result, params['mountpoint'], params['fstab'],
+                                 device=params['device'], options=params['mount_options']))
+    move_from = fstab.normalise_mountpoint(params['move_from']) if params['move_from'] else None
+    refusal = move_refusal(result, fstab.normalise_mountpoint(params['mountpoint']),
+                           move_from) if params['mountpoint'] else None
+    if refusal:
+        raise FsError('%s: %s' % (params['device'], refusal), **result)
+    if diff:
+        before = {} if result['created'] else {'fstype': 'xfs', 'uuid': result['uuid'], 'label': result['label']}
+        after = {'fstype': 'xfs', 'label': result['label'], 'su_kb': (result['expected'] or {}).get('su_kb'),
+                 'sw': (result['expected'] or {}).get('sw')} if result['created'] else before
+        result['diff'] = {'before': before, 'after': after}
+    result['changed'] = result['created']
+    return result

@@ -1,0 +1,185 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: original_state
+short_description: Record the host's original state before the first tuning, and put it back without a reboot
+version_added: 0.1.0
+description:
+  - With O(state=recorded) (the tune role calls it once per host, before its first change), reads every live value
+    the collection will change and writes it to O(path), a root-only JSON file (mode 0600 in a 0700 directory); the
+    queue values (scheduler, nr_requests, max_sectors_kb, rotational, read_ahead_kb) of every device the tuning plan
+    O(devices) matches, the sysctls of the database vendors ask for (the only ones a profile may set) and O(sysctl),
+    transparent huge pages (enabled, defrag, khugepaged max_ptes_none), the content, mode and owner of each of
+    O(files) (or that it was absent) and the collection's version.
+  - Devices are recorded by stable identity (md UUID and name, WWN, cloud identity, serial, C(/dev/disk/by-id) links,
+    only the keys no other device shares), never by kernel name; a planned md array that does not exist yet is
+    listed as created later.
+  - The file is written once and never overwritten; a later call reports it (changed=false). The text is on disk
+    before the file gets its name (a temporary file, fsync, a hard link, fsync of the directory), so a crash leaves
+    no file or the whole file.
+  - With O(state=restored), puts the snapshot back without a reboot. The collection's files of the snapshot are
+    removed (a systemd unit is disabled first, then systemd reloaded; udev reloads its rules), or written back as they
+    were when they existed; then the recorded queue values, sysctls and THP values are set live, each device found by
+    its identity (a kernel rename does not matter); a device that is gone is reported, not an error. A planned md
+    array that was created later gets the readahead the kernel gives a new array. Arrays, filesystems, fstab lines
+    and the services' mount holds are not touched. A second restore changes nothing.
+  - A restore refuses, before any change, while tuned runs one of the collection's override profiles.
+author:
+  - iotune.storage contributors (@iotune)
+options:
+  state:
+    description:
+      - V(recorded) writes the snapshot unless there is one; V(restored) puts it back.
+    type: str
+    choices: [recorded, restored]
+    default: recorded
+  path:
+    description: The snapshot file.
+    type: path
+    default: /var/lib/iotune-storage/original-state.json
+  devices:
+    description:
+      - With O(state=recorded), the tuning plan (entries of M(iotune.storage.udev_block_tuning)'s
+        O(iotune.storage.udev_block_tuning#module:devices) option, checked by the same argument spec); the queue values
+        of every device it matches are recorded. Ignored with O(state=restored).
+    type: list
+    elements: dict
+    default: []
+  sysctl:
+    description:
+      - With O(state=recorded), sysctl names recorded besides the database vendors ask for (a profile's
+        C(extra_sysctl)). Ignored with O(state=restored).
+    type: list
+    elements: str
+    default: []
+  files:
+    description:
+      - With O(state=recorded), the files the collection will write (the udev rules file, the sysctl file, the THP
+        unit); each is recorded with its content, mode and owner, or as absent.
+      - With O(state=restored), the snapshot's own list is restored; a path given here that is not in it and exists is
+        named in a warning and left as it is.
+    type: list
+    elements: path
+    default: []
+notes:
+  - Runs C(systemctl disable) and C(systemctl daemon-reload) when a restore removes a unit, and C(udevadm control
+    --reload) when it removes or writes a udev rules file; writes sysfs and C(/proc/sys) only with O(state=restored).
+extends_documentation_fragment:
+  - iotune.storage.attributes
+  - iotune.storage.attributes.platform
+attributes:
+  check_mode:
+    support: full
+    details: V(recorded) returns the snapshot it would write; V(restored) what it would remove, write and set.
+  diff_mode:
+    support: full
+    details: With V(restored), one diff per file and one of the live values.
+seealso:
+  - module: iotune.storage.udev_block_tuning
+  - module: iotune.storage.kernel_settings
+"""
+
+EXAMPLES = r"""
+- name: Record the original state before the first change (once)
+  iotune.storage.original_state:
+    devices:
+      - {md_name: data, read_ahead_kb: 64}
+      - {device: /dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0, read_ahead_kb: 8,
+         scheduler_by_class: {nvme: none}}
+    sysctl: [vm.swappiness]
+    files: [/etc/udev/rules.d/66-iotune-storage.rules, /etc/sysctl.d/90-iotune-storage.conf,
+            /etc/systemd/system/iotune-storage-thp.service]
+
+- name: Put it back (check it first with --check --diff)
+  iotune.storage.original_state:
+    state: restored
+"""
+
+RETURN = r"""
+path:
+  description: O(path).
+  returned: always
+  type: str
+  sample: /var/lib/iotune-storage/original-state.json
+recorded:
+  description: With O(state=recorded), whether this call wrote the snapshot (would, in check mode).
+  returned: state is recorded
+  type: bool
+snapshot:
+  description: With O(state=recorded), the snapshot (written now, or the one found).
+  returned: state is recorded and the snapshot is readable
+  type: dict
+  sample:
+    format: 1
+    collection: iotune.storage
+    version: 0.1.0
+    recorded_at: '2026-03-01T10:00:00Z'
+    kernel: 6.1.0-18-amd64
+    tuned_before: false
+    devices:
+      - identity: cloud:ebs_volume_id=vol-0123456789abcdef1,provider=aws
+        identities: [cloud:ebs_volume_id=vol-0123456789abcdef1,provider=aws, serial:vol0123456789abcdef1]
+        kname: nvme1n1
+        queue: {scheduler: none, read_ahead_kb: '128', nr_requests: '1023', max_sectors_kb: '256', rotational: '0'}
+    created_later: [{identities: ['md-name:data'], selector: md_name=data}]
+    sysctl: {vm.swappiness: '60'}
+    thp: {enabled: always, defrag: madvise, khugepaged_max_ptes_none: '511'}
+    files: {/etc/sysctl.d/90-iotune-storage.conf: null}
+original_state:
+  description: What the snapshot holds, in short (C(path), C(exists), C(recorded_at), C(version), C(tuned_before),
+    C(devices) (identities), C(created_later), C(sysctl) (how many), C(thp) (keys), C(files) (V(absent) or
+    V(present) when recorded)).
+  returned: always
+  type: dict
+restore:
+  description:
+    - With O(state=restored), the restore plan; C(files) (C(path), C(kind), C(action) V(remove) or V(write)),
+      C(queue) (C(kname), C(identity), C(key), C(now), C(restore)), C(sysctl) and C(thp) (C(now), C(restore)), C(gone)
+      (recorded devices not on the host any more), C(created_later) (planned arrays made after the snapshot).
+  returned: state is restored
+  type: dict
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.original_state import (
+    OriginalState,
+    OriginalStateError,
+    argument_spec,
+)
+
+# the host root; unit tests point it at a fake tree
+HOST_ROOT = '/'
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    call = OriginalState(module.params, BlockHost(root=HOST_ROOT), root=HOST_ROOT, run=module.run_command,
+                         systemctl=module.get_bin_path('systemctl'), udevadm=module.get_bin_path('udevadm'),
+                         check_mode=module.check_mode)
+    failure = None
+    try:
+        result = call.call()
+    except OriginalStateError as exc:
+        failure = exc
+    for warning in call.warnings:
+        module.warn(warning)
+    if failure is not None:
+        module.fail_json(msg=str(failure), **failure.data)
+    if not module._diff:
+        result.pop('diff', None)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,38 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+"""Role variables and expressions rendered by Ansible's own templar (render_role_vars.py, in a subprocess), for the
+tests that compare a role's old Jinja with the filter that replaced it (test_role_*_templar.py)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+
+_PACKAGE = importlib.import_module('ansible_collections.iotune.storage')
+ROOT = os.path.dirname(os.path.abspath(_PACKAGE.__file__)) if getattr(_PACKAGE, '__file__', None) \
+    else list(_PACKAGE.__path__)[0]
+HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'render_role_vars.py')
+
+
+def render_requests(cases):
+    """[{name: value}] of each case {'role', 'names', 'vars'[, 'templates']}: the role's variables or expressions
+    ``names`` with its defaults and vars, ``vars`` set and ``templates`` as task-level vars (an error as
+    {'error': text})."""
+    request = {'collections_root': os.path.abspath(os.path.join(ROOT, '..', '..', '..')),
+               'roles_dir': os.path.join(ROOT, 'roles'), 'cases': list(cases)}
+    proc = subprocess.run([sys.executable, HELPER], input=json.dumps(request), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def render_all(cases):
+    """render_requests of cases ``(role, names, vars, templates)``, ``names`` a dict of label to expression."""
+    return render_requests({'role': role, 'names': list(names.values()), 'vars': variables, 'templates': templates}
+                           for role, names, variables, templates in cases)

@@ -1,0 +1,62 @@
+# Copyright (c) 2026 iotune.storage contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Small formatting helpers of tools/bench_render.py and tools/bench_render_field.py."""
+
+
+def med(values):
+    vals = sorted(v for v in values or [] if v is not None)
+    if not vals:
+        return None
+    n = len(vals)
+    return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2.0
+
+
+def noise_list(values):
+    """(max-min)/median of the values, None without values."""
+    vals = [v for v in values or [] if v is not None]
+    m = med(vals)
+    if not vals or not m:
+        return None
+    return (max(vals) - min(vals)) / float(m)
+
+
+def noise_of(result, key):
+    """The fio module's noise of one metric."""
+    return ((result or {}).get("noise") or {}).get(key)
+
+
+def ratio(a, b):
+    try:
+        return float(a) / float(b) if b else None
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(value, pattern):
+    return "-" if value is None else pattern % value
+
+
+def mbs(value):
+    return "-" if value is None else "%.1f MB/s" % (value / 1e6)
+
+
+def pct(value):
+    return "-" if value is None else "%.0f %%" % (value * 100)
+
+
+def ok(value, target, above=True):
+    if value is None:
+        return "not measured"
+    return "**met**" if (value >= target if above else value <= target) else "**missed**"
+
+
+def model_label(phase):
+    """`ebs-piops-2013: 1000 IOPS (units of 16 KiB)` from the line `tools/lab disk-model` printed."""
+    text = (phase or {}).get("model") or ""
+    text = text.strip().splitlines()[-1] if text.strip() else ""
+    if text.startswith("lab: VM ") and ": " in text:
+        text = text.split(": ", 2)[-1] if text.count(": ") >= 2 else text
+    if " on " in text:
+        text = text.rsplit(" on ", 1)[0]
+    return text or "?"

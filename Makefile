@@ -114,7 +114,7 @@ at-tree: | venv
 	git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | rsync -a --delete --from0 --files-from=- $(TOP)/ $(AT_ROOT)/
 	# drop files deleted from the work tree since the last sync
 	cd $(AT_ROOT) && comm -z -23 <(find . -path ./.git -prune -o -type f -printf '%P\0' | sort -z) \
-	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | sort -z) | xargs -0 -r rm -f
+	  <(cd $(TOP) && git ls-files -co --exclude-standard -z | grep -zv '^\.collections/' | sort -z) | xargs -0 -r rm -f --
 
 sanity: setup at-tree ## ansible-test sanity (local venv mode, offline-safe)
 	cd $(AT_ROOT) && $(BIN)/ansible-test sanity --local --python $(PYVER) --color no

@@ -16,7 +16,7 @@ SYSCTL_FILE = "/etc/sysctl.d/90-iotune-storage.conf"
 THP_UNIT = "iotune-storage-thp.service"
 THP = "/sys/kernel/mm/transparent_hugepage"
 # roles/profile/vars/profiles/cassandra.yml, section kernel
-CASSANDRA_SYSCTL = {"vm.swappiness": 1, "vm.zone_reclaim_mode": 0, "vm.max_map_count": 1048575}
+CASSANDRA_SYSCTL = {"vm.swappiness": 1, "vm.zone_reclaim_mode": 0, "vm.max_map_count": 1048575, "fs.aio-max-nr": 1048576}
 CASSANDRA_THP = {"enabled": "never", "defrag": "never"}
 LATER_FILE = "/etc/sysctl.d/99-zz-test.conf"
 TUNED_NAME = "iotune-test"

@@ -23,7 +23,9 @@ def md(host):
 
 
 def queue(host, dev, attr):
-    return host.file("/sys/block/%s/queue/%s" % (dev, attr)).content_string.strip()
+    """The queue attribute's value, None when the device has none (virtio-blk of Debian 12's kernel: no io_timeout)."""
+    found = host.file("/sys/block/%s/queue/%s" % (dev, attr))
+    return found.content_string.strip() if found.exists else None
 
 
 def members(host):

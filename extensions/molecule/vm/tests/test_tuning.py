@@ -106,10 +106,11 @@ def test_rules_file(host, lab_disks):
     assert "Managed by Ansible" in text
     assert 'KERNEL=="md*", TEST!="md/array_state", GOTO="iotune_storage_end"' in lines
     assert 'KERNEL=="md*", ATTR{md/array_state}=="clear*|inactive", GOTO="iotune_storage_end"' in lines
-    md_rules = [line for line in lines if 'ENV{MD_NAME}=="data|*:data"' in line]
-    assert md_rules == ['ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", KERNEL=="md*", '
-                        'ENV{MD_NAME}=="data|*:data", TEST=="queue/read_ahead_kb", '
-                        'ATTR{queue/read_ahead_kb}="%d"' % CASSANDRA_KB]
+    # the array's readahead, and its nomerges since issue 27 (the cassandra profile's array.queue)
+    md_rules = ['ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", KERNEL=="md*", '
+                'ENV{MD_NAME}=="data|*:data", TEST=="queue/%s", ATTR{queue/%s}="%s"' % (attr, attr, value)
+                for attr, value in (("read_ahead_kb", CASSANDRA_KB), ("nomerges", 2))]
+    assert [line for line in lines if 'ENV{MD_NAME}=="data|*:data"' in line] == md_rules
     for disk in lab_disks:
         mine = [line for line in lines if '"%s"' % disk["serial"] in line]
         assert any(line.endswith('ATTR{queue/scheduler}="none"') for line in mine), disk

@@ -38,7 +38,7 @@ MARKER = "/var/tmp/iotune-rerun-cache-marker.bin"   # on the root filesystem: so
 VERIFY_TASK = "Verify the tuning with fio"
 FIO_TASK = "Run the fio jobs"
 # tasks a re-run skips on the preflight's read of the files (write, write, read)
-SNAPSHOT_SKIPS = ("Keep the services off an empty mount point (RequiresMountsFor drop-ins)",
+SNAPSHOT_SKIPS = ("Keep the services off an empty mount point (RequiresMountsFor drop-ins) and their limits (Limit*= drop-ins)",
                   "Write the sysctl file and the THP unit (only what differs)",
                   "Find the units, links and drop-ins this role installed before (with checksums)")
 SYSCTL_FILE = "/etc/sysctl.d/90-iotune-storage.conf"

@@ -27,7 +27,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import holders
 from ansible_collections.iotune.storage.plugins.module_utils import io_observe
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
-from ansible_collections.iotune.storage.plugins.module_utils import os_release
+from ansible_collections.iotune.storage.plugins.module_utils import os_release, systemd_show
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 
@@ -520,8 +520,7 @@ def unknown_units(module, names):
 def units_not_found(names, out):
     """``systemctl show --property=Id,LoadState -- NAMES`` prints one block per name, in order, separated by a blank
     line; Id is the unit's full name (cassandra -> cassandra.service)."""
-    blocks = [dict(line.split('=', 1) for line in block.splitlines() if '=' in line)
-              for block in out.strip().split('\n\n')] if out.strip() else []
+    blocks = systemd_show.blocks(out)
     if len(blocks) != len(names):
         return None
     return [name for name, block in zip(names, blocks) if block.get('LoadState') == 'not-found']

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+
+from ansible_collections.iotune.storage.plugins.module_utils import files, systemd_show
 
 PATH = '/var/lib/iotune-storage/pending-restarts.json'
 SCHEMA_VERSION = 1
@@ -45,16 +46,7 @@ def show_argv(units):
 def parse_show(text, units):
     """{unit: {'active': bool, 'invocation_id': str or None}} from ``systemctl show`` output for ``units`` (blocks
     separated by an empty line, in the order asked; a unit systemd does not know is inactive, with no invocation)."""
-    blocks = [{}]
-    for line in text.splitlines():
-        if not line.strip():
-            if blocks[-1]:
-                blocks.append({})
-            continue
-        key, sep, value = line.partition('=')
-        if sep:
-            blocks[-1][key] = value.strip()
-    blocks = [b for b in blocks if b]
+    blocks = systemd_show.blocks(text)
     states = {}
     for index, unit in enumerate(units):
         block = blocks[index] if index < len(blocks) else {}
@@ -142,28 +134,12 @@ def text_of(record):
 
 
 def write_atomic(path, text, mode=0o600):
-    """Replace ``path`` by ``text``: a temporary file in the same directory (made 0700 when missing), fsync, rename,
-    fsync of the directory."""
+    """Replace ``path`` by ``text`` (files.write_text: a temporary file in the same directory, fsync, rename, fsync of
+    the directory); the directory is made 0700 when missing, the file gets ``mode`` whatever it had."""
     directory = os.path.dirname(path) or '.'
     if not os.path.isdir(directory):
         os.makedirs(directory, mode=0o700)
-    fd, tmp = tempfile.mkstemp(prefix='.pending-restarts.', dir=directory)
-    try:
-        with os.fdopen(fd, 'w', encoding='utf-8') as f:
-            os.fchmod(f.fileno(), mode)
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.rename(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    dir_fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    files.write_text(path, text, replace=os.replace, mode=mode, prefix='.pending-restarts.')
 
 
 def audit_facts(run_command, path=PATH):

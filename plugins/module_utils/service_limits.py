@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils import systemd_show
 from ansible_collections.iotune.storage.plugins.module_utils.rules import did_you_mean
 
 DIR = '/etc/systemd/system'
@@ -186,8 +187,7 @@ def show_argv(by_unit):
 def parse_show(out, units):
     """{unit: {property: value}} of ``systemctl show`` output for ``units`` (blocks separated by an empty line, in
     the order asked). LimitsError when the blocks do not match the units."""
-    blocks = [dict(line.split('=', 1) for line in block.splitlines() if '=' in line)
-              for block in (out or '').strip().split('\n\n')] if (out or '').strip() else []
+    blocks = systemd_show.blocks(out)
     if len(blocks) != len(units):
         raise LimitsError('systemctl show returned %d block(s) for %d unit(s)' % (len(blocks), len(units)))
     return dict(zip(units, blocks))

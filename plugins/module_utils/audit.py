@@ -302,19 +302,10 @@ FSTRIM_TIMER = 'fstrim.timer'
 
 
 def fstrim_timer_facts(run_command):
-    """{'enabled', 'active', 'error'} of util-linux's fstrim.timer: UnitFileState and ActiveState as systemctl show
-    reports them (one call; a unit systemd does not know reads as UnitFileState empty, LoadState not-found)."""
+    """{'enabled', 'active', 'error'} of util-linux's fstrim.timer (systemd_show.timer_state: one systemctl show)."""
     if run_command is None:
         return {'enabled': None, 'active': None, 'error': 'systemctl was not run (no command runner)'}
-    argv = ['systemctl', 'show', '--property=LoadState,UnitFileState,ActiveState', '--', FSTRIM_TIMER]
-    rc, out, err = run_command(argv)
-    found = systemd_show.blocks(out) if rc == 0 else []
-    if len(found) != 1:
-        return {'enabled': None, 'active': None,
-                'error': '%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out or '').strip())}
-    unit = found[0]
-    enabled = 'not-found' if unit.get('LoadState') == 'not-found' else (unit.get('UnitFileState') or None)
-    return {'enabled': enabled, 'active': unit.get('ActiveState') or None, 'error': None}
+    return systemd_show.timer_state(run_command, FSTRIM_TIMER)
 
 
 def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab', sysctl=None, thp=None,

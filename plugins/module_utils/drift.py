@@ -23,6 +23,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import (
     kernel_settings,
     mdadm,
     service_limits,
+    systemd_show,
     xfs,
 )
 
@@ -119,8 +120,8 @@ def _mount_and_fstab(fs, facts, options, path):
     return items
 
 
-# the states of fstrim.timer (systemctl show's UnitFileState) that start it at boot
-FSTRIM_ENABLED = ('enabled', 'enabled-runtime')
+# the states of fstrim.timer (systemctl show's UnitFileState) that start it at boot: the xfs_filesystem call's own
+FSTRIM_ENABLED = systemd_show.ENABLED_STATES
 
 
 def discard_policy(fs, facts):

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, xfs
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, systemd_show, xfs
 from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
 
 __metaclass__ = type
 
-BINS = ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs')
+BINS = ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs', 'systemctl')
+# the timer the discard policy fstrim_timer wants enabled and active (the xfs role enables it)
+FSTRIM_TIMER = 'fstrim.timer'
 
 
 def argument_spec():
@@ -88,10 +90,12 @@ def mounted_here(view, device, mountpoint):
     return mountpoint in mounted_on(view, device)
 
 
-def discard_of(view, resolved, by_class):
-    """{policy, why, classes} of the filesystem on ``resolved`` (a /dev node): the classes of the md array's members
-    (or of the device itself) as udev_block_tuning reads them (block_tuning.collect_devices), the policy of
-    ``by_class`` for them (xfs.discard_policy)."""
+def discard_of(view, resolved, by_class, run=None, systemctl=None):
+    """{policy, why, classes, fstrim_timer} of the filesystem on ``resolved`` (a /dev node): the classes of the md
+    array's members (or of the device itself) as udev_block_tuning reads them (block_tuning.collect_devices), the
+    policy of ``by_class`` for them (xfs.discard_policy); ``fstrim_timer`` true when the policy is fstrim_timer and
+    fstrim.timer is not enabled and active yet (one systemctl show; unknown counts as not): the xfs role enables it
+    then, and a converged re-run makes no call for it."""
     if not by_class:
         policy, why = xfs.discard_policy({}, by_class)
         return {'policy': policy, 'why': why, 'classes': {}, 'fstrim_timer': False}
@@ -105,8 +109,11 @@ def discard_of(view, resolved, by_class):
             dev = devices.get(name) or {}
             classes[name] = xfs.discard_class(dev.get('class'), dev.get('cloud_class'), by_class)
     policy, why = xfs.discard_policy(classes, by_class)
-    # fstrim_timer: the xfs role enables fstrim.timer when a filesystem's policy asks for it
-    return {'policy': policy, 'why': why, 'classes': classes, 'fstrim_timer': policy == 'fstrim_timer'}
+    wanted = policy == 'fstrim_timer'
+    if wanted and run is not None and systemctl:
+        state = systemd_show.timer_state(run, FSTRIM_TIMER, systemctl)
+        wanted = state['enabled'] not in systemd_show.ENABLED_STATES or state['active'] != 'active'
+    return {'policy': policy, 'why': why, 'classes': classes, 'fstrim_timer': wanted}
 
 
 def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=False):
@@ -117,7 +124,8 @@ def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=F
     fs = XfsFilesystem(params, view, run, bins, check_mode=check_mode, warn=warn)
     result = fs.apply()
     # the discard policy decides the mount option discard: the fstab line compared here is the one the role writes
-    result['discard'] = discard_of(view, result.get('resolved'), params.get('discard_by_class'))
+    result['discard'] = discard_of(view, result.get('resolved'), params.get('discard_by_class'), run=run,
+                                   systemctl=bins.get('systemctl'))
     result['mount_options'] = fstab.with_discard(params['mount_options'], result['discard']['policy'])
     result.update(where_to_mount(view, result, params['mountpoint'], params['fstab'],
                                  device=params['device'], options=result['mount_options']))

@@ -235,8 +235,9 @@ discard:
   description:
     - The discard policy of the filesystem (C(policy) V(none), V(fstrim_timer), V(online), or V(null) when
       O(discard_by_class) says nothing about its members), the reason (C(why)) and the class each member was taken as
-      (C(classes)); C(fstrim_timer) is V(true) for the policy V(fstrim_timer) (the P(iotune.storage.xfs#role) role then
-      enables C(fstrim.timer)).
+      (C(classes)); C(fstrim_timer) is V(true) for the policy V(fstrim_timer) while C(fstrim.timer) is not enabled
+      and active (one C(systemctl show); the P(iotune.storage.xfs#role) role then enables it, and a converged re-run
+      makes no call for it).
   returned: always
   type: dict
   sample: {policy: fstrim_timer, why: "fstrim_timer (nvme1n1: nvme -> fstrim_timer)", classes: {nvme1n1: nvme},

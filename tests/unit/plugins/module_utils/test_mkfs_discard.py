@@ -167,6 +167,29 @@ def test_online_puts_discard_into_the_fstab_line_compared(fake_host):
     assert xfs_call.filesystem_call(params(discard_by_class=BY_CLASS), h.view(), h.run, BINS)['mounted_as_planned']
 
 
+@pytest.mark.parametrize('shown, wanted', [
+    ('LoadState=loaded\nUnitFileState=enabled\nActiveState=active\n', False),
+    ('LoadState=loaded\nUnitFileState=disabled\nActiveState=inactive\n', True),
+    ('LoadState=loaded\nUnitFileState=enabled\nActiveState=inactive\n', True),
+])
+def test_the_role_enables_the_timer_only_when_it_is_not_enabled_and_active(fake_host, shown, wanted):
+    """A converged re-run makes no call for the timer (issue 31): the call reads its state once."""
+    h = tuned_host(fake_host)
+    h.on(BLKID, 0, 'UUID=%s\nTYPE=xfs\nLABEL=data\n' % FS_UUID)
+    h.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt').replace(
+        'swidth=256', 'swidth=128'))
+    h.on(['/bin/systemctl'] + SHOW[1:], 0, shown)
+    result = xfs_call.filesystem_call(params(discard_by_class=BY_CLASS), h.view(), h.run,
+                                      dict(BINS, systemctl='/bin/systemctl'))
+    assert result['discard']['policy'] == 'fstrim_timer' and result['discard']['fstrim_timer'] is wanted
+    # negative control: a policy other than fstrim_timer never asks for the timer, and reads nothing
+    before = len(h.ran(['/bin/systemctl']))
+    none = dict(BY_CLASS, virtual='none')
+    assert xfs_call.filesystem_call(params(discard_by_class=none), h.view(), h.run,
+                                    dict(BINS, systemctl='/bin/systemctl'))['discard']['fstrim_timer'] is False
+    assert len(h.ran(['/bin/systemctl'])) == before
+
+
 # ---- the audit: area filesystem ----------------------------------------------------------------------------------
 
 PLAN = {

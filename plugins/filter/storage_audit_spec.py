@@ -17,8 +17,8 @@ ARRAY_KEYS = ('name', 'devices', 'mountpoint')
 
 
 def storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=None, initramfs=True):
-    """{arrays, tuning, sysctl, thp, limits, rules_file, sysctl_file, mdadm_conf, initramfs} of the storage_audit
-    module."""
+    """{arrays, tuning, sysctl, thp, limits, fstrim_timer, rules_file, sysctl_file, mdadm_conf, initramfs} of the
+    storage_audit module."""
     if not isinstance(plan, dict) or 'preflight_arrays' not in plan or 'kernel' not in plan:
         raise AnsibleFilterError('storage_audit_arguments: the input must be the tune plan (iotune_plan)')
     return {
@@ -27,6 +27,8 @@ def storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=None, init
         'sysctl': dict(plan['kernel'].get('sysctl') or {}),
         'thp': dict(plan['kernel'].get('thp') or {}),
         'limits': dict((unit, dict(values)) for unit, values in (plan.get('limits') or {}).items()),
+        # fstrim.timer's state, read when a filesystem has a discard policy (drift.discard_policy)
+        'fstrim_timer': any(fs.get('discard_by_class') for fs in plan.get('xfs_filesystems') or []),
         'rules_file': rules_file,
         'sysctl_file': sysctl_file,
         'mdadm_conf': mdadm_conf or None,

@@ -26,6 +26,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import (
     initramfs,
     kernel_settings,
     service_limits,
+    systemd_show,
     tuned,
 )
 from ansible_collections.iotune.storage.plugins.module_utils.fstab import entries as fstab_entries
@@ -165,14 +166,15 @@ def _md_devices(host, kname):
     return out
 
 
-def array_facts(host, entry, mountinfo, fstab_lines):
-    """Observations of one planned array ({name, devices, mountpoint})."""
+def array_facts(host, entry, mountinfo, fstab_lines, devices=None):
+    """Observations of one planned array ({name, devices, mountpoint}); ``devices``: block_tuning.collect_devices()
+    of the host, for the classes of its members (the discard policy's input)."""
     inv = host.inventory()
     name = entry['name']
     out = {'name': name, 'device': '/dev/md/%s' % name, 'kname': None, 'running': False, 'md': None,
            'slaves': [], 'md_devices': [], 'fs_uuid': None, 'fs_type': None, 'read_ahead_kb': None,
            'members': [], 'mountpoint': entry.get('mountpoint'), 'mounted': None, 'mounts_elsewhere': [],
-           'fstab': []}
+           'fstab': [], 'member_classes': {}}
     kname = None
     if host.exists(out['device']):
         kname = os.path.basename(host.realpath(out['device']))
@@ -184,6 +186,10 @@ def array_facts(host, entry, mountinfo, fstab_lines):
         out.update(kname=kname, md=md, slaves=info['slaves'], md_devices=_md_devices(host, kname),
                    read_ahead_kb=info.get('read_ahead_kb'))
         out['running'] = md.get('array_state') not in (None, 'inactive', 'clear')
+        # the class and cloud class of each member as udev_block_tuning reads them (xfs.discard_class picks one)
+        for slave in info['slaves']:
+            dev = (devices or {}).get(slave) or {}
+            out['member_classes'][slave] = {'class': dev.get('class'), 'cloud_class': dev.get('cloud_class')}
         env = parse_udev_db(read_text(os.path.join(host.udev_root, 'data', 'b' + (info['maj_min'] or ''))))
         out['fs_uuid'] = env.get('ID_FS_UUID')
         out['fs_type'] = env.get('ID_FS_TYPE')
@@ -195,6 +201,7 @@ def array_facts(host, entry, mountinfo, fstab_lines):
         if mnt['mountpoint'] == entry.get('mountpoint'):
             out['mounted'] = {'source': mnt['source'], 'fstype': mnt['fstype'],
                               'options': mnt['options'].split(','), 'maj_min': mnt['maj_min'],
+                              'super_options': [o for o in (mnt.get('super_options') or '').split(',') if o],
                               'kname': _kname_of(host, mnt['maj_min'])}
     out['fstab'] = [line for line in fstab_lines
                     if line['mountpoint'] == entry.get('mountpoint')
@@ -291,9 +298,19 @@ def tuned_facts(host, expected):
 # the whole call
 
 
+FSTRIM_TIMER = 'fstrim.timer'
+
+
+def fstrim_timer_facts(run_command):
+    """{'enabled', 'active', 'error'} of util-linux's fstrim.timer (systemd_show.timer_state: one systemctl show)."""
+    if run_command is None:
+        return {'enabled': None, 'active': None, 'error': 'systemctl was not run (no command runner)'}
+    return systemd_show.timer_state(run_command, FSTRIM_TIMER)
+
+
 def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab', sysctl=None, thp=None,
            sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), read_initramfs=None,
-           read_restarts=None, limits=None, run_command=None):
+           read_restarts=None, limits=None, run_command=None, fstrim_timer=False):
     """Everything the controller's comparison needs, as one dict (schema SCHEMA_VERSION).
 
     ``read_initramfs``: a callable returning {'checked', 'image', 'lines', 'error'} about the ARRAY lines in
@@ -302,6 +319,7 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     restart_record.audit_facts), or None (none read).
     ``limits``: the planned limits per unit (the plan's ``limits``); their drop-ins are read, and with ``run_command``
     what systemd reports for each unit (service_limits.gather: one systemctl show). None or {}: not read.
+    ``fstrim_timer``: read the state of fstrim.timer (a plan with a discard policy); else it is None (not read).
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
     fstab_text = files.read_text(host.path(fstab))
@@ -312,7 +330,8 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     except SysfsBlockError as e:  # pragma: no cover - read_mountinfo returns [] when unreadable
         facts['errors'].append(str(e))
         mountinfo = []
-    facts['arrays'] = [array_facts(host, entry, mountinfo, fstab_lines) for entry in arrays or []]
+    devices = block_tuning.collect_devices(host) if arrays else {}
+    facts['arrays'] = [array_facts(host, entry, mountinfo, fstab_lines, devices) for entry in arrays or []]
     tune, expected = tuning_facts(host, tuning or [], rules_file, page_kb=page_kb, loadable=loadable)
     facts['errors'].extend(tune.pop('errors'))
     facts['tuning'] = tune
@@ -329,4 +348,5 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     facts['restarts'] = read_restarts() if read_restarts is not None else {'path': None, 'error': None, 'pending': []}
     facts['limits'] = (service_limits.gather(lambda path: files.read_text(host.path(path)), run_command, limits)
                        if limits else None)
+    facts['fstrim_timer'] = fstrim_timer_facts(run_command) if fstrim_timer else None
     return facts

@@ -17,7 +17,15 @@ from __future__ import annotations
 
 import re
 
-from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, kernel_settings, mdadm, service_limits
+from ansible_collections.iotune.storage.plugins.module_utils import (
+    block_tuning,
+    fstab,
+    kernel_settings,
+    mdadm,
+    service_limits,
+    systemd_show,
+    xfs,
+)
 
 FACTS_SCHEMA_VERSIONS = (1,)
 
@@ -112,6 +120,62 @@ def _mount_and_fstab(fs, facts, options, path):
     return items
 
 
+# the states of fstrim.timer (systemctl show's UnitFileState) that start it at boot: the xfs_filesystem call's own
+FSTRIM_ENABLED = systemd_show.ENABLED_STATES
+
+
+def discard_policy(fs, facts):
+    """(policy, why) of a planned filesystem (its ``discard_by_class``) on the array of ``facts`` (the classes of its
+    members): xfs.discard_policy, the xfs_filesystem module's own rule. (None, why) when the plan says nothing."""
+    by_class = fs.get('discard_by_class') or {}
+    classes = dict((name, xfs.discard_class(seen.get('class'), seen.get('cloud_class'), by_class))
+                   for name, seen in (facts.get('member_classes') or {}).items())
+    return xfs.discard_policy(classes, by_class)
+
+
+def _stripe(fs, facts, state):
+    """The ``filesystem`` item of a mounted array whose XFS stripe (sunit/swidth of the mount, 512-byte sectors)
+    is not the array's (its chunk x its members: RAID0), or none."""
+    mounted = facts.get('mounted') or {}
+    md = facts.get('md') or {}
+    if (state != 'active' or 'super_options' not in mounted or mounted.get('kname') != facts.get('kname')
+            or md.get('level') not in (None, 'raid0') or not md.get('chunk_kb') or not md.get('raid_disks')):
+        return []
+    want_sunit = int(md['chunk_kb']) * 2
+    want_swidth = want_sunit * int(md['raid_disks'])
+    sunit, swidth = xfs.mount_stripe(mounted['super_options'])
+    if (sunit, swidth) == (want_sunit, want_swidth):
+        return []
+    shown = 'no stripe' if sunit is None else 'sunit=%s,swidth=%s' % (sunit, swidth)
+    return [_item('filesystem', fs['mountpoint'],
+                  'XFS stripe %s (512-byte sectors), the array is %d KiB x %d members (sunit=%d,swidth=%d); the '
+                  'filesystem is left as it is (re-creating it would destroy its data)'
+                  % (shown, int(md['chunk_kb']), int(md['raid_disks']), want_sunit, want_swidth))]
+
+
+def _discard(fs, facts, policy, why, timer):
+    """The ``filesystem`` items of the discard policy: the mount option discard live (the mount's options and the
+    filesystem's) against the policy, and fstrim.timer enabled and active for fstrim_timer. None without a policy."""
+    if policy is None:
+        return []
+    items = []
+    mountpoint = fs['mountpoint']
+    mounted = facts.get('mounted')
+    if mounted is not None:
+        live = 'discard' in set(mounted.get('options') or []) | set(mounted.get('super_options') or [])
+        if policy == 'online' and not live:
+            items.append(_item('filesystem', mountpoint, 'mounted without discard, the discard policy is %s' % why))
+        elif policy != 'online' and live:
+            items.append(_item('filesystem', mountpoint, 'mounted with discard, the discard policy is %s' % why))
+    if policy == 'fstrim_timer' and timer is not None:
+        if timer.get('error'):
+            items.append(_item('audit', 'fstrim.timer', 'could not be read: %s' % timer['error']))
+        elif timer.get('enabled') not in FSTRIM_ENABLED or timer.get('active') != 'active':
+            items.append(_item('filesystem', mountpoint, 'fstrim.timer is %s and %s, the discard policy is %s'
+                               % (timer.get('enabled') or 'unknown', timer.get('active') or 'unknown', why)))
+    return items
+
+
 def _array_lines(where, name, uuid, text, wanted_line=None):
     """Items for the ARRAY lines of one array in mdadm.conf or the initramfs (``where``): mdadm.conf_problems, the rule
     mdadm_array writes mdadm.conf by; without ``wanted_line`` (the initramfs, or an array whose metadata version is not
@@ -177,7 +241,10 @@ def _arrays(plan, facts):
         items.extend(_array_readahead(plan, facts, seen))
         fs = fs_by_device.get(subject)
         if fs:
-            items.extend(_mount_and_fstab(fs, seen, fstab_options(fs, plan), fstab_path))
+            policy, why = discard_policy(fs, seen)
+            items.extend(_mount_and_fstab(fs, seen, fstab.with_discard(fstab_options(fs, plan), policy), fstab_path))
+            items.extend(_stripe(fs, seen, state))
+            items.extend(_discard(fs, seen, policy, why, facts.get('fstrim_timer')))
         if not conf.get('present'):
             items.append(_item('mdadm.conf', subject, 'no mdadm.conf (%s)' % conf.get('path')))
         elif uuid:
@@ -320,8 +387,10 @@ def compared_plan(plan):
                     'array': {'read_ahead_kb': (profile.get('array') or {}).get('read_ahead_kb')}},
         'raid0_arrays': [{'name': a['name'], 'chunk_kb': a.get('chunk_kb'), 'ephemeral': bool(a.get('ephemeral'))}
                          for a in plan.get('raid0_arrays') or []],
-        'xfs_filesystems': [{'device': fs['device'], 'mountpoint': fs['mountpoint'],
-                             'mount_options': list(fs.get('mount_options') or [])}
+        'xfs_filesystems': [dict({'device': fs['device'], 'mountpoint': fs['mountpoint'],
+                                  'mount_options': list(fs.get('mount_options') or [])},
+                                 **({'discard_by_class': dict(fs['discard_by_class'])}
+                                    if fs.get('discard_by_class') else {}))
                             for fs in plan.get('xfs_filesystems') or []],
         'limits': dict((unit, dict(values)) for unit, values in (plan.get('limits') or {}).items()),
     }

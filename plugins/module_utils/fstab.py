@@ -50,6 +50,22 @@ def line_options(mount_options, device_timeout):
     return ','.join(out)
 
 
+def with_discard(options, policy):
+    """The options field ``options`` (line_options()) of a filesystem whose discard policy (xfs.discard_policy) is
+    ``policy``: with ``discard`` before the options every line carries when the policy is online, unchanged
+    otherwise. The one rule of where the policy's mount option goes: the xfs_filesystem module (the fstab line it
+    compares and the xfs role writes) and the audit call it."""
+    if policy != 'online' or not options:
+        return options
+    fields = options.split(',')
+    if 'discard' in fields:
+        return options
+    fixed = [i for i, option in enumerate(fields)
+             if option in BOOT_SAFE_OPTIONS or option.startswith('x-systemd.device-timeout=')]
+    at = fixed[0] if fixed else len(fields)
+    return ','.join(fields[:at] + ['discard'] + fields[at:])
+
+
 def unescape(field):
     """A field with its octal escapes decoded (``/data\\040x`` -> ``/data x``)."""
     return _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), field)

@@ -38,7 +38,19 @@ REFUSED_MOUNT_OPTIONS = {
     'noauto': 'the filesystem would not be mounted at boot',
     'defaults': 'not needed; list only the options you want',
     'norecovery': 'XFS mounts with it only read-only (and skips log recovery); a database filesystem must be writable',
+    'discard': ('online discard comes only from the profile\'s discard policy (discard_by_class: {CLASS: online}), '
+                'which decides it from the array\'s members; docs/xfs.md, "Discard"'),
 }
+# The mkfs.xfs options a profile may set (its ``mkfs`` section, docs/xfs.md "mkfs options"): only those a source asks
+# for. discard: false runs mkfs.xfs -K (no discard of the whole device before the filesystem is written), as ScyllaDB's
+# scylla_raid_setup does and AWS asks for on instance store, which is trimmed before it is handed to the instance.
+MKFS_KEYS = ('discard',)
+# The discard policy of an array's filesystem (a profile's discard_by_class, keyed by the member classes
+# QUEUE_CLASSES below), from the most conservative to the least: none (nothing scheduled, no mount option),
+# fstrim_timer (util-linux's weekly fstrim.timer), online (the mount option discard). An array whose members' classes
+# differ takes the most conservative of theirs.
+DISCARD_POLICIES = ('none', 'fstrim_timer', 'online')
+
 # options that XFS takes only together: one without the other fails the mount
 MOUNT_OPTIONS_TOGETHER = (('sunit', 'swidth'),)
 
@@ -299,3 +311,43 @@ def queue_class_problem(cls, key):
     if key in QUEUE_KEY_CLASSES and cls not in QUEUE_KEY_CLASSES[key]:
         return '%s is for %s members only, not %s' % (key, ' and '.join(QUEUE_KEY_CLASSES[key]), cls)
     return None
+
+
+def mkfs_problems(values, what='mkfs'):
+    """(validated {key: value}, problems) of a profile's mkfs section (MKFS_KEYS); None is {}."""
+    if values is None:
+        return {}, []
+    if not isinstance(values, dict):
+        return {}, ['%s must be a dict (%s), got %r' % (what, ', '.join(MKFS_KEYS), values)]
+    out, problems = {}, []
+    for key, value in sorted(values.items(), key=lambda kv: str(kv[0])):
+        if key not in MKFS_KEYS:
+            problems.append('%s: unknown key %r%s (known: %s)'
+                            % (what, key, did_you_mean(str(key), MKFS_KEYS), ', '.join(MKFS_KEYS)))
+        elif value is None:
+            continue
+        elif not isinstance(value, bool):
+            problems.append('%s.%s must be true or false, got %r' % (what, key, value))
+        else:
+            out[key] = value
+    return out, problems
+
+
+def discard_policy_problems(values, what='discard_by_class'):
+    """(validated {member class: policy}, problems) of a profile's discard_by_class; None is {} (nothing managed)."""
+    if values is None:
+        return {}, []
+    if not isinstance(values, dict):
+        return {}, ['%s must be a dict keyed by %s, got %r' % (what, '/'.join(QUEUE_CLASSES), values)]
+    out, problems = {}, []
+    for cls, policy in sorted(values.items(), key=lambda kv: str(kv[0])):
+        if cls not in QUEUE_CLASSES:
+            problems.append('%s: unknown member class %r%s (known: %s)'
+                            % (what, cls, did_you_mean(str(cls), QUEUE_CLASSES), ', '.join(QUEUE_CLASSES)))
+        elif policy is None:
+            continue
+        elif policy not in DISCARD_POLICIES:
+            problems.append('%s.%s must be one of %s, got %r' % (what, cls, ', '.join(DISCARD_POLICIES), policy))
+        else:
+            out[cls] = policy
+    return out, problems

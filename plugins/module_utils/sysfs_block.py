@@ -99,6 +99,8 @@ def parse_mountinfo(text):
             'options': fields[5],
             'fstype': post[0] if post else None,
             'source': unescape_mountinfo(post[1]) if len(post) > 1 else None,
+            # the filesystem's own options (XFS: sunit=, swidth=, discard)
+            'super_options': post[2] if len(post) > 2 else '',
         })
     return mounts
 

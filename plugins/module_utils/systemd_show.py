@@ -17,3 +17,21 @@ def blocks(out):
     return [dict((key, value.strip()) for key, sep, value in (line.partition('=') for line in block.splitlines())
                  if sep)
             for block in out.split('\n\n')]
+
+
+# UnitFileState values of a unit that starts at boot
+ENABLED_STATES = ('enabled', 'enabled-runtime')
+
+
+def timer_state(run_command, unit, systemctl='systemctl'):
+    """{'enabled', 'active', 'error'} of one unit: UnitFileState (not-found for a unit systemd does not know) and
+    ActiveState as one ``systemctl show`` reports them; error (and None values) when it fails."""
+    argv = [systemctl, 'show', '--property=LoadState,UnitFileState,ActiveState', '--', unit]
+    rc, out, err = run_command(argv)
+    found = blocks(out) if rc == 0 else []
+    if len(found) != 1:
+        return {'enabled': None, 'active': None,
+                'error': '%s failed (rc=%s): %s' % (' '.join(argv), rc, (err or out or '').strip())}
+    shown = found[0]
+    enabled = 'not-found' if shown.get('LoadState') == 'not-found' else (shown.get('UnitFileState') or None)
+    return {'enabled': enabled, 'active': shown.get('ActiveState') or None, 'error': None}

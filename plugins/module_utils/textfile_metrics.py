@@ -34,9 +34,11 @@ DEFAULT_SPEC = '/etc/iotune-storage/metrics.json'
 DEFAULT_CACHE = '/var/cache/iotune-storage/metrics-initramfs.json'
 # the parameters the audit role passes to the storage_audit module, all in the spec (the filter
 # storage_audit_arguments makes them for both); fstab is optional (audit.gather's default)
-AUDIT_KEYS = ('arrays', 'tuning', 'rules_file', 'mdadm_conf', 'sysctl', 'thp', 'sysctl_file', 'initramfs', 'limits')
-# a spec an earlier release wrote lacks these (no limits compared until the next tune run writes the spec again)
-OPTIONAL_AUDIT_KEYS = ('limits',)
+AUDIT_KEYS = ('arrays', 'tuning', 'rules_file', 'mdadm_conf', 'sysctl', 'thp', 'sysctl_file', 'initramfs', 'limits',
+              'fstrim_timer')
+# a spec an earlier release wrote lacks these (no limits nor fstrim.timer compared until the next tune run writes the
+# spec again)
+OPTIONAL_AUDIT_KEYS = ('limits', 'fstrim_timer')
 ARRAY_STATES = ('active', 'degraded', 'broken', 'inactive', 'missing')
 KIB = 1024
 # host roots; unit tests point them at fake trees
@@ -337,7 +339,8 @@ def read_host(spec, cache_path):
                         loadable=loadable_schedulers(os.path.join(MODULES_ROOT, os.uname()[2])),
                         read_initramfs=reader, read_restarts=lambda: restart_record.audit_facts(
                             run_command, os.path.join(HOST_ROOT, restart_record.PATH.lstrip('/'))),
-                        limits=args.get('limits') or None, run_command=run_command, **optional)
+                        limits=args.get('limits') or None, run_command=run_command,
+                        fstrim_timer=bool(args.get('fstrim_timer')), **optional)
 
 
 def parse_args(argv):

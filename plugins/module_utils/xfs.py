@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from ansible_collections.iotune.storage.plugins.module_utils.rules import DISCARD_POLICIES
+
 __metaclass__ = type
 
 _SECTION_RE = re.compile(r'^([a-z-]+)\s*=')
@@ -116,12 +118,15 @@ def check_alignment(geom, su_kb, sw):
     return problems
 
 
-def mkfs_argv(mkfs, device, label, su_kb, sw, uuid=None, force=False):
+def mkfs_argv(mkfs, device, label, su_kb, sw, uuid=None, force=False, discard=True):
     """mkfs.xfs's argv; ``uuid`` sets the new filesystem's UUID (``-m uuid=``), ``force`` (``-f``) only for a
-    filesystem this module's own interrupted mkfs left (xfs_format.XfsFilesystem decides)."""
+    filesystem this module's own interrupted mkfs left (xfs_format.XfsFilesystem decides); ``discard`` false adds
+    ``-K`` (no discard of the whole device before writing: the profile's mkfs.discard, docs/xfs.md)."""
     argv = [mkfs]
     if force:
         argv.append('-f')
+    if not discard:
+        argv.append('-K')
     if label:
         argv += ['-L', label]
     if su_kb:
@@ -145,3 +150,47 @@ def sb_inprogress(read_bytes, path):
     except (IOError, OSError):
         return None
     return bool(data) and data != b'\x00'
+
+
+# ---------------------------------------------------------------------------------------------
+# The discard policy of an array's filesystem (a profile's discard_by_class; docs/xfs.md "Discard"): one home for the
+# xfs_filesystem module (which adds the mount option discard for the policy online) and the audit.
+
+
+def discard_class(dev_class, cloud_class, by_class):
+    """The class whose policy a member takes: its cloud class (ebs, instance_store) when ``by_class`` names it, else
+    its device class (nvme, virtual, ssd, hdd; None when the host could not tell)."""
+    if cloud_class and cloud_class in (by_class or {}):
+        return cloud_class
+    return dev_class
+
+
+def discard_policy(classes, by_class):
+    """(policy, why) of a filesystem whose devices (an array's members, or the device itself) are of ``classes``
+    ({kernel name: class as discard_class gives it}); policy None when the plan says nothing: no ``by_class``, no
+    member known, or a member of a class ``by_class`` does not name. Members of different policies: the most
+    conservative of theirs (DISCARD_POLICIES runs from none to online): md passes a discard to the members of the
+    range, so an online discard or an fstrim reaches every member and is what each of them must take."""
+    if not by_class:
+        return None, 'the plan sets no discard policy'
+    if not classes:
+        return None, 'the members are not known (yet)'
+    unnamed = sorted('%s (%s)' % (name, cls) for name, cls in classes.items() if cls not in by_class)
+    if unnamed:
+        return None, ('discard_by_class names no policy for %s: nothing managed' % ', '.join(unnamed))
+    chosen = min((by_class[cls] for cls in classes.values()), key=DISCARD_POLICIES.index)
+    shown = ', '.join('%s: %s -> %s' % (name, cls, by_class[cls]) for name, cls in sorted(classes.items()))
+    if len(set(by_class[cls] for cls in classes.values())) > 1:
+        return chosen, '%s (the most conservative of the members: %s)' % (chosen, shown)
+    return chosen, '%s (%s)' % (chosen, shown)
+
+
+def mount_stripe(options):
+    """(sunit, swidth) in 512-byte sectors from a mount's options (/proc/self/mountinfo's super options show them for
+    an XFS with a stripe), or (None, None)."""
+    found = {}
+    for option in options or []:
+        key, sep, value = str(option).partition('=')
+        if key in ('sunit', 'swidth') and sep and value.isdigit():
+            found[key] = int(value)
+    return found.get('sunit'), found.get('swidth')

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 
-from ansible_collections.iotune.storage.plugins.module_utils import fstab
+from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, systemd_show, xfs
 from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
 
 __metaclass__ = type
 
-BINS = ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs')
+BINS = ('mkfs.xfs', 'xfs_info', 'udevadm', 'blkid', 'wipefs', 'systemctl')
+# the timer the discard policy fstrim_timer wants enabled and active (the xfs role enables it)
+FSTRIM_TIMER = 'fstrim.timer'
 
 
 def argument_spec():
@@ -34,6 +36,8 @@ def argument_spec():
         move_from=dict(type='str'),
         fstab=dict(type='path', default='/etc/fstab'),
         mkfs_marker=dict(type='path'),
+        mkfs_discard=dict(type='bool', default=True),
+        discard_by_class=dict(type='dict', default={}),
     )
 
 
@@ -86,6 +90,32 @@ def mounted_here(view, device, mountpoint):
     return mountpoint in mounted_on(view, device)
 
 
+def discard_of(view, resolved, by_class, run=None, systemctl=None):
+    """{policy, why, classes, fstrim_timer} of the filesystem on ``resolved`` (a /dev node): the classes of the md
+    array's members (or of the device itself) as udev_block_tuning reads them (block_tuning.collect_devices), the
+    policy of ``by_class`` for them (xfs.discard_policy); ``fstrim_timer`` true when the policy is fstrim_timer and
+    fstrim.timer is not enabled and active yet (one systemctl show; unknown counts as not): the xfs role enables it
+    then, and a converged re-run makes no call for it."""
+    if not by_class:
+        policy, why = xfs.discard_policy({}, by_class)
+        return {'policy': policy, 'why': why, 'classes': {}, 'fstrim_timer': False}
+    classes = {}
+    if resolved and view.exists(resolved):
+        kname = os.path.basename(view.realpath(resolved))
+        inv = view.inventory()
+        names = (inv.device(kname).get('slaves') or [kname]) if kname in inv.sysdirs else []
+        devices = block_tuning.collect_devices(view)
+        for name in names:
+            dev = devices.get(name) or {}
+            classes[name] = xfs.discard_class(dev.get('class'), dev.get('cloud_class'), by_class)
+    policy, why = xfs.discard_policy(classes, by_class)
+    wanted = policy == 'fstrim_timer'
+    if wanted and run is not None and systemctl:
+        state = systemd_show.timer_state(run, FSTRIM_TIMER, systemctl)
+        wanted = state['enabled'] not in systemd_show.ENABLED_STATES or state['active'] != 'active'
+    return {'policy': policy, 'why': why, 'classes': classes, 'fstrim_timer': wanted}
+
+
 def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=False):
     """The result of one xfs_filesystem call (``bins``: {name: path or None} of BINS); raises FsError (its
     ``data`` goes into the failure)."""
@@ -93,8 +123,12 @@ def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=F
         raise FsError('move_from needs mountpoint (where the filesystem moves to)')
     fs = XfsFilesystem(params, view, run, bins, check_mode=check_mode, warn=warn)
     result = fs.apply()
+    # the discard policy decides the mount option discard: the fstab line compared here is the one the role writes
+    result['discard'] = discard_of(view, result.get('resolved'), params.get('discard_by_class'), run=run,
+                                   systemctl=bins.get('systemctl'))
+    result['mount_options'] = fstab.with_discard(params['mount_options'], result['discard']['policy'])
     result.update(where_to_mount(view, result, params['mountpoint'], params['fstab'],
-                                 device=params['device'], options=params['mount_options']))
+                                 device=params['device'], options=result['mount_options']))
     move_from = fstab.normalise_mountpoint(params['move_from']) if params['move_from'] else None
     refusal = move_refusal(result, fstab.normalise_mountpoint(params['mountpoint']),
                            move_from) if params['mountpoint'] else None
@@ -103,7 +137,15 @@ def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=F
     if diff:
         before = {} if result['created'] else {'fstype': 'xfs', 'uuid': result['uuid'], 'label': result['label']}
         after = {'fstype': 'xfs', 'label': result['label'], 'su_kb': (result['expected'] or {}).get('su_kb'),
-                 'sw': (result['expected'] or {}).get('sw')} if result['created'] else before
+                 'sw': (result['expected'] or {}).get('sw'),
+                 # the command line it runs (or would run): the mkfs options of the profile (-K) are visible here
+                 'mkfs': ' '.join(result['cmd'])} if result['created'] else before
+        # the policy and the options of the fstab line, on both sides of an existing filesystem (no change shown)
+        for side in ((after,) if result['created'] else (before,)):
+            if result['discard']['policy'] is not None:
+                side['discard_policy'] = result['discard']['why']
+            if result['mount_options']:
+                side['mount_options'] = result['mount_options']
         result['diff'] = {'before': before, 'after': after}
     result['changed'] = result['created']
     return result

@@ -139,7 +139,8 @@ class XfsFilesystem:
                 self.warn('%s does not exist yet; assuming it will be created earlier in the play' % p['device'])
                 exp = self.expected(None)
                 return self.result(None, created=True, expected=exp,
-                                   cmd=xfs.mkfs_argv('mkfs.xfs', p['device'], p['label'], exp['su_kb'], exp['sw']))
+                                   cmd=xfs.mkfs_argv('mkfs.xfs', p['device'], p['label'], exp['su_kb'], exp['sw'],
+                                                     discard=p.get('mkfs_discard', True) is not False))
             raise FsError('%s does not exist' % p['device'])
         dev = ds.resolve(self.view, p['device'])
         exp = self.expected(dev)
@@ -183,7 +184,7 @@ class XfsFilesystem:
             self.check_writable(dev)
         fs_uuid = str(uuid_mod.uuid4()) if p.get('mkfs_marker') else None
         argv = xfs.mkfs_argv(self.bins.get('mkfs.xfs') or 'mkfs.xfs', dev.resolved, p['label'], exp['su_kb'], exp['sw'],
-                             uuid=fs_uuid, force=ours)
+                             uuid=fs_uuid, force=ours, discard=p.get('mkfs_discard', True) is not False)
         if self.check_mode:
             if not self.bins.get('mkfs.xfs'):
                 self.warn('mkfs.xfs is not installed yet (package xfsprogs)')

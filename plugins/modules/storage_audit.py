@@ -91,6 +91,12 @@ options:
         compared). Empty skips it."
     type: dict
     default: {}
+  fstrim_timer:
+    description:
+      - Read the state of C(fstrim.timer) (C(systemctl show), one call), for a plan whose filesystems have a discard
+        policy (the profile's C(discard_by_class)); V(false) leaves RV(audit.fstrim_timer) V(null).
+    type: bool
+    default: false
   sysctl_file:
     description: The sysctl file the kernel role writes (its position decides which later files win).
     type: path
@@ -163,6 +169,10 @@ audit:
       description: With O(limits), C(dropins) (the text of each unit's limits drop-in, null when missing), C(live) (per
         unit the properties C(systemctl show) reported) and C(error); null without.
       type: dict
+    fstrim_timer:
+      description: With O(fstrim_timer), C(enabled) (C(UnitFileState), V(not-found) for a unit systemd lacks),
+        C(active) (C(ActiveState)) and C(error) of C(fstrim.timer); null without.
+      type: dict
     restarts:
       description: C(path), C(error) and the C(pending) restarts still owed (each C(unit), C(invocation_id), C(since),
         C(reasons)).
@@ -201,6 +211,7 @@ def argument_spec():
         sysctl=dict(type='dict', default={}),
         thp=dict(type='dict', default={}),
         limits=dict(type='dict', default={}),
+        fstrim_timer=dict(type='bool', default=False),
         sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
         initramfs=dict(type='bool', default=True),
         restart_record=dict(type='path', default=restart_record.PATH),
@@ -241,7 +252,8 @@ class Audit(object):
         return gather(self.host, p['arrays'], p['tuning'], p['rules_file'], conf_path=p['mdadm_conf'],
                       fstab=p['fstab'], sysctl=p['sysctl'], thp=p['thp'], sysctl_file=p['sysctl_file'],
                       page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs(),
-                      read_restarts=self.restarts(), limits=p['limits'], run_command=self.module.run_command)
+                      read_restarts=self.restarts(), limits=p['limits'], run_command=self.module.run_command,
+                      fstrim_timer=p['fstrim_timer'])
 
 
 def main():

@@ -104,6 +104,22 @@ options:
         (another array, another filesystem UUID, no marker) is refused before any change.
       - Unset (the default) writes no marker; a half-made XFS is then always refused.
     type: path
+  mkfs_discard:
+    description:
+      - V(false) runs C(mkfs.xfs -K), which does not discard the whole device before writing the filesystem (the
+        profile's C(mkfs.discard); docs/xfs.md). It only matters when the filesystem is made; an existing one is never
+        made again.
+    type: bool
+    default: true
+  discard_by_class:
+    description:
+      - The discard policy per member class (V(nvme), V(virtual), V(ssd), V(hdd), V(ebs), V(instance_store)), each
+        V(none), V(fstrim_timer) or V(online) (the profile's C(discard_by_class)). The policy of the filesystem is
+        that of its device's members (an md array's members, or the device itself), the most conservative one when
+        they differ (RV(discard)); with V(online) the option C(discard) is added to O(mount_options) (RV(mount_options)).
+      - Empty (the default) - no policy, O(mount_options) as given.
+    type: dict
+    default: {}
 notes:
   - Runs C(blkid), C(wipefs), C(mkfs.xfs) and C(xfs_info) with argument lists, never through a shell.
   - Mounting is left to M(ansible.posix.mount) (the P(iotune.storage.xfs#role) role mounts by UUID).
@@ -133,6 +149,15 @@ EXAMPLES = r"""
     label: logs
     su_kb: 64
     sw: 8
+
+- name: XFS made without discarding the device first, and the members' discard policy
+  iotune.storage.xfs_filesystem:
+    device: /dev/md/data
+    label: data
+    mkfs_discard: false
+    mountpoint: /var/lib/cassandra
+    mount_options: noatime,nofail,x-systemd.device-timeout=90s
+    discard_by_class: {nvme: fstrim_timer, instance_store: fstrim_timer, hdd: none}
 
 - name: XFS on a new array whose members held old data (their signatures were wiped by mdadm_array)
   iotune.storage.xfs_filesystem:
@@ -206,6 +231,24 @@ cmd:
   returned: always
   type: list
   elements: str
+discard:
+  description:
+    - The discard policy of the filesystem (C(policy) V(none), V(fstrim_timer), V(online), or V(null) when
+      O(discard_by_class) says nothing about its members), the reason (C(why)) and the class each member was taken as
+      (C(classes)); C(fstrim_timer) is V(true) for the policy V(fstrim_timer) while C(fstrim.timer) is not enabled
+      and active (one C(systemctl show); the P(iotune.storage.xfs#role) role then enables it, and a converged re-run
+      makes no call for it).
+  returned: always
+  type: dict
+  sample: {policy: fstrim_timer, why: "fstrim_timer (nvme1n1: nvme -> fstrim_timer)", classes: {nvme1n1: nvme},
+           fstrim_timer: true}
+mount_options:
+  description:
+    - The options field of the fstab line for this filesystem - O(mount_options), with C(discard) when the policy is
+      V(online); V(null) without O(mount_options).
+  returned: always
+  type: str
+  sample: noatime,nofail,x-systemd.device-timeout=90s
 mounted_as_planned:
   description:
     - V(true) when the fstab has exactly one active line for O(mountpoint), and it is

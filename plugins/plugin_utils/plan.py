@@ -32,6 +32,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.fio_report import F
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     ARRAY_QUEUE_KEYS,
     DEVICE_CLASSES,
+    MKFS_KEYS,
     QUEUE_CLASSES,
     QUEUE_KEYS,
     READ_AHEAD_MAX_KB,
@@ -43,6 +44,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     XFS_LABEL_MAX,
     XFS_MAX_SWIDTH_BYTES,
     did_you_mean,
+    discard_policy_problems,
+    mkfs_problems,
     mount_option_problem,
     mount_option_set_problems,
     queue_class_problem,
@@ -64,6 +67,10 @@ PROFILE_SCHEMA = {
     'members': {'read_ahead_kb': None, 'scheduler_by_class': None,
                 'queue_by_class': dict((cls, dict.fromkeys(QUEUE_KEYS)) for cls in QUEUE_CLASSES)},
     'mount_options': None,
+    # mkfs.xfs options and the discard policy per member class (rules.mkfs_problems, rules.discard_policy_problems;
+    # docs/xfs.md "mkfs options" and "Discard")
+    'mkfs': dict.fromkeys(MKFS_KEYS),
+    'discard_by_class': dict.fromkeys(QUEUE_CLASSES),
     'services': None,
     # Limit*= of the services' limits drop-ins (module_utils/service_limits.py; docs/profiles.md "Limits")
     'limits': dict.fromkeys(service_limits.NAMES),
@@ -263,7 +270,7 @@ def validate_profile(name, data, overrides):
         paths = schema_paths(PROFILE_SCHEMA)
         problems.append('iotune_profile_overrides: unknown key%s %s (known: %s)'
                         % ('s' if len(typos) > 1 else '', ', '.join(typo + did_you_mean(typo, paths) for typo in typos),
-                           ', '.join(PROFILE_REQUIRED + ('services', 'limits', 'kernel'))))
+                           ', '.join(PROFILE_REQUIRED + ('services', 'limits', 'kernel', 'mkfs', 'discard_by_class'))))
     profile = merge(data or {}, overrides)
     if 'fio_verify_jobs' in overrides:
         # own jobs replace the profile's, and with them its thresholds, which name its jobs: only those given apply
@@ -300,6 +307,11 @@ def validate_profile(name, data, overrides):
         except ValueError as e:
             problems.append(str(e))
     profile['limits'], found = service_limits.validate(profile.get('limits'), '%s: limits' % where)
+    problems.extend(found)
+    profile['mkfs'], found = mkfs_problems(profile.get('mkfs'), '%s: mkfs' % where)
+    problems.extend(found)
+    profile['discard_by_class'], found = discard_policy_problems(profile.get('discard_by_class'),
+                                                                 '%s: discard_by_class' % where)
     problems.extend(found)
     problems.extend(fio_verify_problems(profile['fio_verify_jobs'], profile['fio_verify_thresholds'], where))
     if problems:
@@ -970,6 +982,11 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
               'mount_options': e['mount_options'], 'services': e['services'], 'move_from': e['move_from'],
               # data on the array can only come from members the user opted in to wipe
               'allow_data': bool(e['wipe_devices'])}
+        # the profile's mkfs options (at creation only) and discard policy, only when it sets them
+        if 'discard' in profile['mkfs']:
+            fs['mkfs_discard'] = profile['mkfs']['discard']
+        if profile['discard_by_class']:
+            fs['discard_by_class'] = dict(profile['discard_by_class'])
         for key in ('owner', 'group', 'mode'):
             if e[key] is not None:
                 fs[key] = e[key]

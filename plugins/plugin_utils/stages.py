@@ -93,6 +93,11 @@ def xfs_calls(inputs):
             call['move_from'] = fs['move_from']
         if inputs.get('mkfs_marker'):
             call['mkfs_marker'] = inputs['mkfs_marker']
+        # the profile's mkfs options and discard policy (plan.py), only when the entry has them: calls without are as before
+        if fs.get('mkfs_discard') is not None:
+            call['mkfs_discard'] = bool(fs['mkfs_discard'])
+        if fs.get('discard_by_class'):
+            call['discard_by_class'] = dict(fs['discard_by_class'])
         calls.append(call)
     return calls
 

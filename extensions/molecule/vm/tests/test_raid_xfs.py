@@ -67,6 +67,31 @@ def test_xfs_is_aligned_to_the_stripe(host):
     assert host.check_output('blkid -o value -s LABEL %s', MD) == 'data'
 
 
+def proc_mounts_options(host):
+    """The options /proc/mounts shows for MOUNTPOINT (the mount's and XFS's own: sunit=, swidth=, discard)."""
+    lines = [line.split() for line in host.file('/proc/mounts').content_string.splitlines()]
+    ours = [fields for fields in lines if len(fields) > 3 and fields[1] == MOUNTPOINT]
+    assert len(ours) == 1, ours
+    return ours[0][3].split(',')
+
+
+def test_mounted_stripe_is_the_arrays(host):
+    """The audit's stripe comparison (area filesystem) reads these: 256 KiB x 4 members in 512-byte sectors."""
+    options = proc_mounts_options(host)
+    assert 'sunit=%d' % (CHUNK_KB * 2) in options and 'swidth=%d' % (CHUNK_KB * 2 * 4) in options, options
+
+
+def test_discard_policy_is_the_weekly_timer(host):
+    """cassandra's discard_by_class gives every class of the lab's members (virtual, nvme, ebs) fstrim_timer: no
+    online discard on the mount nor in fstab, and fstrim.timer enabled and active (docs/xfs.md, "Discard")."""
+    assert 'discard' not in proc_mounts_options(host)
+    fstab = [line.split() for line in host.file('/etc/fstab').content_string.splitlines()
+             if line.strip() and not line.lstrip().startswith('#')]
+    assert [f[3] for f in fstab if len(f) > 3 and f[1] == MOUNTPOINT and 'discard' in f[3].split(',')] == []
+    assert host.run('systemctl is-enabled fstrim.timer').stdout.strip() == 'enabled'
+    assert host.run('systemctl is-active fstrim.timer').stdout.strip() == 'active'
+
+
 def test_mounted_with_noatime_never_nobarrier(host):
     mp = host.mount_point(MOUNTPOINT)
     assert mp.exists

@@ -48,7 +48,7 @@ def lab_disks():
 
 
 def audit_names_the_drift(subrun, tmp_path, member):
-    """The audit of the degraded host names the four deviations, fails, and changes nothing (issue 14)."""
+    """The audit of the degraded host names the deviations made by hand, fails, and changes nothing (issue 14)."""
     before = lab_ssh(AUDIT_CHECKSUMS).stdout
     assert "/etc/fstab" in before and AUDIT_CONF in before, before
     rc, out, doc, tasks = run_audit(subrun, tmp_path / "audit", fail_on_drift=True)
@@ -64,6 +64,9 @@ def audit_names_the_drift(subrun, tmp_path, member):
     # the stand-in's limits drop-in edited by hand (not reloaded: what is on disk is named)
     assert any(area == "limits" and LIMITS_DROPIN in msg and "differs" in msg for area, msg in found), found
     assert any(area == "rules" and AUDIT_RULES in msg and "is missing" in msg for area, msg in found), found
+    # fstrim.timer stopped and disabled by hand: the cassandra profile's discard policy is fstrim_timer (issue 27)
+    assert any(area == "filesystem" and msg.startswith("fstrim.timer is disabled and inactive, the discard policy is "
+                                                       "fstrim_timer") for area, msg in found), found
     assert any(area == "mdadm.conf" and msg.startswith("stale ARRAY line in mdadm.conf: " + AUDIT_STALE)
                for area, msg in found), found
     if member["bus"] == "nvme":
@@ -91,6 +94,7 @@ def broken_boot(lab_disks, subrun, tmp_path_factory):
     lab_ssh("cp", "-p", AUDIT_CONF, "/root/audit-mdadm.conf.bak")
     lab_ssh("cp", "-p", LIMITS_DROPIN, "/root/audit-limits.bak")
     lab_ssh("sed", "-i", "s/^LimitNOFILE=.*/LimitNOFILE=4096/", LIMITS_DROPIN)
+    lab_ssh("systemctl", "disable", "--now", "fstrim.timer")
     lab_ssh("blockdev", "--setra", "4096", "/dev/md/data")
     lab_ssh("echo 0 > /sys/block/$(basename $(readlink -f %s))/queue/nomerges" % lab_disks[0]["by_id"])
     lab_ssh("rm", AUDIT_RULES)
@@ -108,6 +112,7 @@ def broken_boot(lab_disks, subrun, tmp_path_factory):
         lab_ssh("cp", "-p", "/root/audit-rules.bak", AUDIT_RULES)
         lab_ssh("cp", "-p", "/root/audit-mdadm.conf.bak", AUDIT_CONF)
         lab_ssh("cp", "-p", "/root/audit-limits.bak", LIMITS_DROPIN)
+        lab_ssh("systemctl", "enable", "--now", "fstrim.timer")
 
     instance_store = instance_store_disks()
     scratch = break_scratch(instance_store) if instance_store else None

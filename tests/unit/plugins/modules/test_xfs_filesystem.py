@@ -288,7 +288,12 @@ def test_main_creates_aligned_and_reports_where_to_mount(main_on_host, capsys):
     assert code == 0 and result['changed'] is True, result
     assert result['uuid'] == '0b7e-11' and result['expected']['su_kb'] == 256
     assert result['mountpoint_exists'] is False and result['mounted_as_planned'] is False
-    assert result['diff'] == {'before': {}, 'after': {'fstype': 'xfs', 'label': 'data', 'su_kb': 256, 'sw': 4}}
+    # the diff shows the mkfs command line it ran and the options of the fstab line (no discard policy: none shown)
+    assert result['diff'] == {'before': {}, 'after': {'fstype': 'xfs', 'label': 'data', 'su_kb': 256, 'sw': 4,
+                                                      'mkfs': '/sbin/mkfs.xfs -L data -d su=256k,sw=4 /dev/md127',
+                                                      'mount_options': 'noatime,nofail,x-systemd.device-timeout=90s'}}
+    assert result['discard'] == {'policy': None, 'why': 'the plan sets no discard policy', 'classes': {},
+                                 'fstrim_timer': False}
 
 
 def test_main_check_mode_runs_no_mkfs(main_on_host, capsys):

@@ -358,8 +358,11 @@ CASES = [
              arrays=[arr(mount_options=['sunit=512', 'swidth=2048'])]),
     accepted('x-systemd', 'mount_options', FS + ('mount_options',), ['noatime', 'x-systemd.device-timeout=10s'],
              arrays=[arr(mount_options=['noatime', 'x-systemd.device-timeout=10s'])]),
-    accepted('xfs-own', 'mount_options', FS + ('mount_options',), ['noatime', 'inode64', 'logbsize=256k', 'discard'],
-             arrays=[arr(mount_options=['noatime', 'inode64', 'logbsize=256k', 'discard'])]),
+    accepted('xfs-own', 'mount_options', FS + ('mount_options',), ['noatime', 'inode64', 'logbsize=256k', 'nodiscard'],
+             arrays=[arr(mount_options=['noatime', 'inode64', 'logbsize=256k', 'nodiscard'])]),
+    # online discard only through the profile's discard policy (discard_by_class), never as a raw option
+    refused('discard-raw', 'mount_options', "discard is refused: online discard comes only from the profile's discard "
+            'policy', arrays=[arr(mount_options=['noatime', 'discard'])]),
     accepted('nofail', 'mount_options', FS + ('mount_options',), ['nofail'], arrays=[arr(mount_options=['nofail'])]),
 
     # --- services ------------------------------------------------------------------------------------------------

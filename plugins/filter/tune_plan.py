@@ -80,7 +80,7 @@ options:
     type: raw
   retire:
     description:
-      - C(iotune_retire_arrays), the arrays to retire, each C({name, confirm_name, confirm_uuid}) and optionally
+      - C(iotune_retire_md_arrays), the arrays to retire, each C({name, confirm_name, confirm_uuid}) and optionally
         C(zero_superblocks) and C(services); returned as RV(_value.retire_arrays) (the UUID in mdadm's colon form, the
         units as unit names). An entry whose C(confirm_name) is not its C(name), whose C(confirm_uuid) is not an md
         UUID, or whose array is in O(arrays) too, is refused.

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """Retiring an array (issue 29): the one way the collection takes an md array out of service, on an explicit
-per-array opt-in that names it twice and gives its UUID (``iotune_retire_arrays``).
+per-array opt-in that names it twice and gives its UUID (``iotune_retire_md_arrays``).
 
 ``ArrayRetire`` is one call of the retire_array module in small steps that raise ``RetireError``; storage_preflight
 runs its read (``read``: what is on the host, and every refusal) before the first change of a run, the module runs

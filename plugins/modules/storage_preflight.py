@@ -186,8 +186,8 @@ options:
         default: []
   retire:
     description:
-      - The arrays to retire (C(iotune_retire_arrays)), each checked by M(iotune.storage.retire_array)'s own code in
-        check mode: a name or UUID that does not match what the host has, an array mounted elsewhere than its fstab
+      - The arrays to retire (C(iotune_retire_md_arrays)), each checked by M(iotune.storage.retire_array)'s own code in
+        check mode. A name or UUID that does not match what the host has, an array mounted elsewhere than its fstab
         lines' mount points, swap, held, used by a process, or a listed unit (or one its mount holds hold) that runs
         fails the call, before any change, naming each problem. RV(retire) says what each retire would do.
       - The mount holds of a retired array's mount points do not count as dropped by O(holds) (the retire removes

@@ -935,17 +935,17 @@ def _restore(value):
     return False, ['iotune_restore must be true (put the original state back) or false, got %r' % (value,)]
 
 
-# iotune_retire_arrays (issue 29): the keys of an entry; name, confirm_name and confirm_uuid are required
+# iotune_retire_md_arrays (issue 29): the keys of an entry; name, confirm_name and confirm_uuid are required
 RETIRE_KEYS = ('name', 'confirm_name', 'confirm_uuid', 'zero_superblocks', 'services')
 RETIRE_REQUIRED = ('name', 'confirm_name', 'confirm_uuid')
 
 
 def _retire_entry(index, entry, planned):
-    """(one iotune_retire_arrays entry normalised or None, problems)."""
+    """(one iotune_retire_md_arrays entry normalised or None, problems)."""
     if not isinstance(entry, dict):
-        return None, ['iotune_retire_arrays[%d] must be a dict {name, confirm_name, confirm_uuid}, got %r' % (index, entry)]
+        return None, ['iotune_retire_md_arrays[%d] must be a dict {name, confirm_name, confirm_uuid}, got %r' % (index, entry)]
     name = entry.get('name')
-    where = "iotune_retire_arrays entry '%s'" % name if isinstance(name, str) else 'iotune_retire_arrays[%d]' % index
+    where = "iotune_retire_md_arrays entry '%s'" % name if isinstance(name, str) else 'iotune_retire_md_arrays[%d]' % index
     problems = ['%s: unknown key %r%s (known: %s)' % (where, key, did_you_mean(key, RETIRE_KEYS), ', '.join(RETIRE_KEYS))
                 for key in sorted(set(entry) - set(RETIRE_KEYS), key=str)]
     problems += ['%s: %s is required (a retire names the array twice and gives its md UUID)' % (where, key)
@@ -975,12 +975,12 @@ def _retire_entry(index, entry, planned):
 
 
 def _retire_arrays(value, arrays):
-    """iotune_retire_arrays: the arrays to retire (module retire_array, after the preflight checked each on the
+    """iotune_retire_md_arrays: the arrays to retire (module retire_array, after the preflight checked each on the
     host); ([entries], [problems])."""
     if value is None:
         return [], []
     if not isinstance(value, list):
-        return [], ['iotune_retire_arrays must be a list of {name, confirm_name, confirm_uuid}, got %r' % (value,)]
+        return [], ['iotune_retire_md_arrays must be a list of {name, confirm_name, confirm_uuid}, got %r' % (value,)]
     planned = set(a.get('name') for a in arrays or [] if isinstance(a, dict))
     entries, problems = [], []
     for index, entry in enumerate(value):
@@ -992,7 +992,7 @@ def _retire_arrays(value, arrays):
         values = [e[key] for e in entries if e[key]]
         dup = sorted(set(v for v in values if values.count(v) > 1))
         if dup:
-            problems.append('iotune_retire_arrays: %s must be unique: %s' % (what, ', '.join(dup)))
+            problems.append('iotune_retire_md_arrays: %s must be unique: %s' % (what, ', '.join(dup)))
     return entries, problems
 
 

@@ -2,7 +2,7 @@
 # Copyright (c) 2026 iotune.storage contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""iotune_retire_arrays (issue 29) in the plan: an entry names the array twice and gives its md UUID; everything
+"""iotune_retire_md_arrays (issue 29) in the plan: an entry names the array twice and gives its md UUID; everything
 else is refused with the other problems of the run, before the host is read."""
 
 from __future__ import annotations
@@ -58,10 +58,10 @@ def test_an_entry_reaches_the_plan_normalised():
     ([entry(zero_superblock=True)], "unknown key 'zero_superblock' (did you mean zero_superblocks?)"),
     ([entry(services=['x.mount'])], 'x.mount is a .mount unit'),
     ([entry(name='data', confirm_name='data')], 'data is in iotune_arrays too'),
-    ([entry(), entry()], 'iotune_retire_arrays: names must be unique: data2'),
-    ([entry(), entry(name='data3', confirm_name='data3')], 'iotune_retire_arrays: UUIDs must be unique'),
-    ({'name': 'data2'}, 'iotune_retire_arrays must be a list'),
-    (['data2'], 'iotune_retire_arrays[0] must be a dict'),
+    ([entry(), entry()], 'iotune_retire_md_arrays: names must be unique: data2'),
+    ([entry(), entry(name='data3', confirm_name='data3')], 'iotune_retire_md_arrays: UUIDs must be unique'),
+    ({'name': 'data2'}, 'iotune_retire_md_arrays must be a list'),
+    (['data2'], 'iotune_retire_md_arrays[0] must be a dict'),
     ([entry(name='../x', confirm_name='../x')], "name '../x' must be 1-32 letters"),
 ])
 def test_refused_before_the_host_is_read(retire, expected):
@@ -69,8 +69,8 @@ def test_refused_before_the_host_is_read(retire, expected):
 
 
 def test_refused_with_the_other_problems_of_the_run():
-    text = refused([entry(confirm_name='x')], variables=['iotune_retire_array'])
-    assert 'iotune_retire_array (did you mean iotune_retire_arrays' in text
+    text = refused([entry(confirm_name='x')], variables=['iotune_retire_md_array'])
+    assert 'iotune_retire_md_array (did you mean iotune_retire_md_arrays' in text
     assert "confirm_name 'x' is not the name 'data2'" in text
 
 

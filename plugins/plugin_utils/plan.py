@@ -943,17 +943,21 @@ RETIRE_REQUIRED = ('name', 'confirm_name', 'confirm_uuid')
 def _retire_entry(index, entry, planned):
     """(one iotune_retire_md_arrays entry normalised or None, problems)."""
     if not isinstance(entry, dict):
-        return None, ['iotune_retire_md_arrays[%d] must be a dict {name, confirm_name, confirm_uuid}, got %r' % (index, entry)]
+        return None, ['iotune_retire_md_arrays[%d] must be a dict {name, confirm_name, confirm_uuid}, got %r'
+                      % (index, entry)]
     name = entry.get('name')
-    where = "iotune_retire_md_arrays entry '%s'" % name if isinstance(name, str) else 'iotune_retire_md_arrays[%d]' % index
-    problems = ['%s: unknown key %r%s (known: %s)' % (where, key, did_you_mean(key, RETIRE_KEYS), ', '.join(RETIRE_KEYS))
+    where = ("iotune_retire_md_arrays entry '%s'" % name if isinstance(name, str)
+             else 'iotune_retire_md_arrays[%d]' % index)
+    problems = ['%s: unknown key %r%s (known: %s)'
+                % (where, key, did_you_mean(key, RETIRE_KEYS), ', '.join(RETIRE_KEYS))
                 for key in sorted(set(entry) - set(RETIRE_KEYS), key=str)]
     problems += ['%s: %s is required (a retire names the array twice and gives its md UUID)' % (where, key)
                  for key in RETIRE_REQUIRED if entry.get(key) in (None, '')]
     if problems:
         return None, problems
-    out = {'name': name, 'confirm_name': entry['confirm_name'], 'zero_superblocks': entry.get('zero_superblocks', False),
-           'confirm_uuid': retire_utils.colon_uuid(entry['confirm_uuid']), 'services': []}
+    out = {'name': name, 'confirm_name': entry['confirm_name'], 'services': [],
+           'zero_superblocks': entry.get('zero_superblocks', False),
+           'confirm_uuid': retire_utils.colon_uuid(entry['confirm_uuid'])}
     if not valid_md_name(name):
         problems.append('%s: name %r must be 1-32 letters, digits, _ . - (and not . or ..)' % (where, name))
     if entry['confirm_name'] != name:

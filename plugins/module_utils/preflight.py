@@ -309,8 +309,9 @@ class Preflight:
         return report
 
 
-# the options of retire_array the preflight sets itself (retire.mdadm_conf, retire.rebuild_marker, fstab)
-RETIRE_PATHS = ('conf_path', 'rebuild_marker', 'fstab')
+# the options of retire_array the preflight sets itself, the same for every entry (retire.mdadm_conf,
+# retire.rebuild_marker, retire.keep_services, fstab)
+RETIRE_PATHS = ('conf_path', 'rebuild_marker', 'fstab', 'keep_services')
 
 
 def argument_spec():
@@ -346,7 +347,8 @@ def argument_spec():
         retire=dict(type='dict', options=dict(
             arrays=dict(type='list', elements='dict', default=[], options=dict(
                 (key, spec) for key, spec in retire.argument_spec().items() if key not in RETIRE_PATHS)),
-            mdadm_conf=dict(type='path'), rebuild_marker=dict(type='path'))),
+            mdadm_conf=dict(type='path'), rebuild_marker=dict(type='path'),
+            keep_services=dict(type='list', elements='str', default=[]))),
         holds=dict(type='dict', options=dict(keep=dict(type='list', elements='str', default=[]),
                                              release=dict(type='list', elements='str', default=[]),
                                              mounts=dict(type='dict'))),
@@ -441,7 +443,8 @@ def retire_reads(module, view, options):
     bins = {'systemctl': module.get_bin_path('systemctl')}
     reads, problems = [], []
     for entry in options['arrays']:
-        params = dict(entry, conf_path=conf, rebuild_marker=options['rebuild_marker'], fstab=module.params['fstab'])
+        params = dict(entry, conf_path=conf, rebuild_marker=options['rebuild_marker'], fstab=module.params['fstab'],
+                      keep_services=options['keep_services'])
         try:
             result = retire.ArrayRetire(params, view, module.run_command, bins, check_mode=True).call()
         except retire.RetireError as e:

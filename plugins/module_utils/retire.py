@@ -10,23 +10,33 @@ per-array opt-in that names it twice and gives its UUID (``iotune_retire_md_arra
 runs its read (``read``: what is on the host, and every refusal) before the first change of a run, the module runs
 the read again and then the steps in this order, each only when there is something left to do:
 
-1. the services' mount holds: a drop-in of the collection that holds a unit for the array's mount point is removed,
+1. the services' limits drop-ins (``service_limits.path``, the xfs role writes them with the mount holds) removed:
+   those of the entry's units and of the units the mount holds hold for the array's mount points, except a unit
+   of ``keep_services`` (a service of an array the plan keeps) or one whose mount hold also holds it for another
+   mount point (a service of another array on the host);
+2. the services' mount holds: a drop-in of the collection that holds a unit for the array's mount point is removed,
    or rewritten without that mount point when it holds the unit for another array too;
-2. the array's filesystem unmounted from the mount points its fstab lines give;
-3. those fstab lines removed (one atomic write, fsynced), then ``systemctl daemon-reload``;
-4. the rebuild marker written (on disk before mdadm.conf changes: the initramfs rebuild is owed, and a run that
+3. the array's filesystem unmounted from the mount points its fstab lines give;
+4. those fstab lines removed (one atomic write, fsynced), then ``systemctl daemon-reload`` (also after steps 1 and 2
+   alone);
+5. the rebuild marker written (on disk before mdadm.conf changes: the initramfs rebuild is owed, and a run that
    stops before the rebuild finished leaves it for the next run), then the array's ARRAY lines in mdadm.conf replaced
    by one ``ARRAY <ignore> UUID=...`` line, which keeps mdadm from assembling it again from its superblocks (at boot,
    in the initramfs and in the real root, ``mdadm --incremental`` and ``--assemble --scan`` both honour it);
-5. ``mdadm --stop``;
-6. with ``zero_superblocks`` only: ``mdadm --zero-superblock`` on each member, then the ``<ignore>`` line removed
+6. ``mdadm --stop``;
+7. with ``zero_superblocks`` only: ``mdadm --zero-superblock`` on each member, then the ``<ignore>`` line removed
    (nothing is left that could be assembled).
 
 A crash between any two steps leaves a state the next run with the same entry reads as its own and finishes: the
-mount point is read from the fstab line as long as the filesystem is mounted (step 2 comes before step 3), the
-members from the running array or, once it is stopped, from the superblocks that carry its UUID; the rebuild is
-owed as long as the marker is there. A host where nothing carries the UUID any more has nothing to do (changed=false):
-retired already, with its superblocks zeroed, or never here.
+mount point is read from the fstab line as long as the filesystem is mounted (step 3 comes before step 4), the units
+of the mount holds from the holds as long as they are there (step 1 comes before step 2), the members from the
+running array or, once it is stopped, from the superblocks that carry its UUID; the rebuild is owed as long as the
+marker is there. A host where nothing carries the UUID any more has nothing to do (changed=false): retired already,
+with its superblocks zeroed, or never here.
+
+The units are checked (refused while one runs) only while the array runs: once it is stopped nothing a later step
+does can pull a filesystem from under a service, and a service the entry names may run again elsewhere (a second run
+of an entry retired already is changed=false, never refused).
 
 Nothing here is run for an array that is not named twice with the UUID it runs with: a typo is refused, naming
 what the host has.
@@ -43,6 +53,9 @@ from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import holders
 from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
+from ansible_collections.iotune.storage.plugins.module_utils import service_limits
+from ansible_collections.iotune.storage.plugins.module_utils import systemd_show
+from ansible_collections.iotune.storage.plugins.module_utils.io_observe import unit_name
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon, short_name
 
 __metaclass__ = type
@@ -50,7 +63,7 @@ __metaclass__ = type
 BINS = ('mdadm', 'umount', 'systemctl')
 IGNORE = '<ignore>'
 _COLON_UUID = re.compile(r'[0-9a-f]{8}(?::[0-9a-f]{8}){3}')
-# systemctl is-active: a unit in one of these states runs (or is about to, or still stops)
+# ActiveState of systemctl show: a unit in one of these states runs (or is about to, or still stops)
 RUNNING_STATES = ('active', 'activating', 'deactivating', 'reloading', 'refreshing')
 # device kinds that never carry a member's superblock (sysfs_block.classify)
 _NOT_MEMBERS = ('md', 'dm', 'loop', 'ram', 'zram', 'rom')
@@ -65,6 +78,7 @@ def argument_spec():
         confirm_uuid=dict(type='str', required=True),
         zero_superblocks=dict(type='bool', default=False),
         services=dict(type='list', elements='str', default=[]),
+        keep_services=dict(type='list', elements='str', default=[]),
         conf_path=dict(type='path', required=True),
         rebuild_marker=dict(type='path'),
         fstab=dict(type='path', default='/etc/fstab'),
@@ -111,13 +125,18 @@ def conf_by_uuid(text, uuid, wanted):
     return '\n'.join(out) + '\n' if out else ''
 
 
+def show_argv(systemctl, units):
+    """``systemctl show`` of the state of ``units``: one block per unit, in order (systemd_show.blocks)."""
+    return [systemctl, 'show', '--property=Id,ActiveState', '--'] + list(units)
+
+
 def running_units(units, out):
-    """The units of ``units`` that ``systemctl is-active -- UNITS`` (``out``: one state per line, in order) shows
-    running; None when the output does not have one line per unit."""
-    states = [line.strip() for line in (out or '').splitlines() if line.strip()]
-    if len(states) != len(units):
+    """The units of ``units`` whose ActiveState in ``out`` (show_argv's output) is one of RUNNING_STATES; None when
+    the output does not have one block with an ActiveState per unit."""
+    blocks = systemd_show.blocks(out)
+    if len(blocks) != len(units) or not all('ActiveState' in block for block in blocks):
         return None
-    return [unit for unit, state in zip(units, states) if state in RUNNING_STATES]
+    return [unit for unit, block in zip(units, blocks) if block['ActiveState'] in RUNNING_STATES]
 
 
 def held_text(text, mountpoints):
@@ -158,7 +177,7 @@ class ArrayRetire:
             return None
         found = {'name': self.name, 'uuid': self.uuid, 'state': 'gone', 'kname': None, 'device': None,
                  'filesystem_uuid': None, 'mountpoints': [], 'mounted': [], 'fstab_lines': [], 'members': [],
-                 'dropins': [], 'services': [], 'conf_text': None, 'marker': False}
+                 'dropins': [], 'services': [], 'limits': [], 'conf_text': None, 'marker': False}
         self.found = found
         md_kname = self.md_kname(where)
         if md_kname is not None:
@@ -176,9 +195,10 @@ class ArrayRetire:
                 found['state'] = 'stopped'
         self.read_fstab()
         self.read_holds()
+        self.read_services()
         if md_kname is not None:
             self.check_in_use(where, md_kname)
-        self.check_services(where)
+            self.check_services(where)
         return found
 
     def probe(self, path):
@@ -282,8 +302,8 @@ class ArrayRetire:
         if '/dev/%s' % kname in set(self.view.realpath(p) if p.startswith('/') else p for p in self.view.swaps()):
             self.problems.append('%s: /dev/%s is in use as swap' % (where, kname))
         for holder in self.view.holders(kname):
-            self.problems.append('%s: /dev/%s is held by %s; remove that first' % (where, kname,
-                                                                                 ds.holder_text(self.view, holder)))
+            self.problems.append('%s: /dev/%s is held by %s; remove that first'
+                                 % (where, kname, ds.holder_text(self.view, holder)))
         dev = os.makedev(*majmin)
         users = []
         for point in self.found['mounted']:
@@ -295,23 +315,44 @@ class ArrayRetire:
                 where, len(users), ', '.join('pid %d (%s, %s %s)' % (u['pid'], u['comm'], u['how'], u['path'])
                                              for u in users)))
 
-    def check_services(self, where):
-        """Refused while a unit runs: those the entry names and those a drop-in holds for the array's mount points."""
-        units = list(self.p['services'])
-        for dropin in self.found['dropins']:
-            if dropin['unit'] not in units:
-                units.append(dropin['unit'])
+    def read_services(self):
+        """The array's units (those the entry names and those a drop-in holds for its mount points) and the limits
+        drop-ins of them that go: [{path, unit, text}]. A unit of ``keep_services`` (a service of an array the plan
+        keeps) or one whose mount hold stays for another mount point keeps its limits drop-in; nothing goes for an
+        array the host has nothing of (a typo of the UUID)."""
+        units = []
+        for unit in list(self.p['services']) + [d['unit'] for d in self.found['dropins']]:
+            if unit_name(unit) not in units:
+                units.append(unit_name(unit))
         self.found['services'] = units
+        if self.found['state'] == 'gone':
+            return
+        kept = set(unit_name(u) for u in self.p.get('keep_services') or [])
+        for unit in units:
+            path = service_limits.path(unit)
+            text = self.view.read(path) if unit not in kept and not self.held_elsewhere(unit) else None
+            if text is not None:
+                self.found['limits'].append({'path': path, 'unit': unit, 'text': text})
+
+    def held_elsewhere(self, unit):
+        """Does the mount hold of ``unit`` hold it for a mount point of another array (one it keeps after the
+        retire)?"""
+        text = self.view.read(mount_holds.path(unit))
+        return bool(text) and bool(held_text(text, set(self.found['mountpoints']))[0])
+
+    def check_services(self, where):
+        """Refused while a unit of the array runs (read_services; only asked while the array runs)."""
+        units = self.found['services']
         if not units:
             return
         if not self.bins.get('systemctl'):
             self.problems.append('%s: systemctl is not there to tell whether %s run; nothing is retired'
                                  % (where, ', '.join(units)))
             return
-        dummy, out, dummy2 = self.run([self.bins['systemctl'], 'is-active', '--'] + units)
+        dummy, out, dummy2 = self.run(show_argv(self.bins['systemctl'], units))
         running = running_units(units, out)
         if running is None:
-            self.problems.append('%s: systemctl is-active did not answer for each of %s; nothing is retired'
+            self.problems.append('%s: systemctl show did not answer for each of %s; nothing is retired'
                                  % (where, ', '.join(units)))
         elif running:
             self.problems.append('%s: %s %s running; stop %s first (a retire never stops a service)'
@@ -334,6 +375,8 @@ class ArrayRetire:
         conf = self.p['conf_path']
         text = found['conf_text'] or ''
         todo = []
+        if found['limits']:
+            todo.append(('limits', 'limits drop-ins removed: %s' % ', '.join(d['path'] for d in found['limits'])))
         if found['dropins']:
             todo.append(('holds', 'mount holds: %s' % '; '.join(
                 '%s %s' % (d['path'], 'removed' if d['keep'] is None else 'keeps only its other mount points')
@@ -375,11 +418,13 @@ class ArrayRetire:
 
     def remove(self, path):
         try:
-            os.unlink(self.view.path(path))
-        except FileNotFoundError:
-            return
+            fileutil.remove(self.view.path(path))
         except OSError as e:
             raise RetireError('cannot remove %s: %s' % (path, e))
+
+    def do_limits(self):
+        for dropin in self.found['limits']:
+            self.remove(dropin['path'])
 
     def do_holds(self):
         for dropin in self.found['dropins']:
@@ -426,13 +471,15 @@ class ArrayRetire:
     def apply(self, todo, wanted):
         """Run the steps ``todo`` (steps(), with the line ``wanted`` of the conf step), in order."""
         names = [step for step, dummy in todo]
+        if 'limits' in names:
+            self.do_limits()
         if 'holds' in names:
             self.do_holds()
         if 'unmount' in names:
             self.do_unmount()
         if 'fstab' in names:
             self.do_fstab()
-        if 'holds' in names or 'fstab' in names:
+        if set(names) & set(('limits', 'holds', 'fstab')):
             self.do_reload()
         if 'conf' in names:
             self.do_conf(wanted)
@@ -447,6 +494,9 @@ class ArrayRetire:
         """One diff per file the steps change (before and after)."""
         names = [step for step, dummy in todo]
         diffs = []
+        for dropin in self.found['limits'] if 'limits' in names else []:
+            diffs.append({'before_header': dropin['path'], 'after_header': dropin['path'],
+                          'before': dropin['text'], 'after': ''})
         for dropin in self.found['dropins'] if 'holds' in names else []:
             diffs.append({'before_header': dropin['path'], 'after_header': dropin['path'],
                           'before': dropin['text'], 'after': dropin['keep'] or ''})

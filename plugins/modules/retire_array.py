@@ -19,18 +19,23 @@ description:
     name); a mismatch is refused, naming what the host has.
   - Refused, before any change, while the array is mounted anywhere else than the mount points its C(/etc/fstab)
     lines give (by the filesystem's UUID or C(/dev/md/NAME)), is swap, is held (LVM, dm-crypt), a process uses a file
-    under its mount points or the device itself, or a unit of O(services), or one the collection's mount-hold drop-ins
-    hold for its mount points, is running (C(systemctl is-active)). A retire never stops a service.
-  - Otherwise, in this order and each only when there is something left to do, the collection's C(RequiresMountsFor)
-    drop-ins for its mount points are removed (rewritten without that mount point when they hold the unit for another
-    array too); the filesystem is unmounted; its fstab lines are removed and systemd reloaded; O(rebuild_marker) is
-    written and the array's ARRAY lines in O(conf_path) are replaced by one C(ARRAY <ignore> UUID=...) line, which
-    keeps mdadm from assembling it again from its superblocks at boot; the array is stopped (C(mdadm --stop)); with
-    O(zero_superblocks) only, C(mdadm --zero-superblock) runs on each member and the C(<ignore>) line goes too.
+    under its mount points or the device itself, or, while the array runs, a unit of O(services), or one the
+    collection's mount-hold drop-ins hold for its mount points, is running (C(systemctl show) of its C(ActiveState)).
+    A retire never stops a service.
+  - Otherwise, in this order and each only when there is something left to do, the collection's limits drop-ins
+    (C(/etc/systemd/system/UNIT.d/iotune-storage-limits.conf)) of those units are removed, except for a unit of
+    O(keep_services) or one whose mount hold also holds it for another array's mount point; the collection's
+    C(RequiresMountsFor) drop-ins for its mount points are removed (rewritten without that mount point when they hold
+    the unit for another array too); the filesystem is unmounted; its fstab lines are removed and systemd reloaded;
+    O(rebuild_marker) is written and the array's ARRAY lines in O(conf_path) are replaced by one
+    C(ARRAY <ignore> UUID=...) line, which keeps mdadm from assembling it again from its superblocks at boot; the
+    array is stopped (C(mdadm --stop)); with O(zero_superblocks) only, C(mdadm --zero-superblock) runs on each member
+    and the C(<ignore>) line goes too.
   - The initramfs carries a copy of mdadm.conf; this module does not rebuild it. It reports RV(rebuild_pending), and
     the P(iotune.storage.raid0#role) role's rebuild removes O(rebuild_marker) once done.
   - A crash at any point leaves a state the next call with the same options finishes. A call that finds nothing of the
-    UUID on the host (retired already with its superblocks zeroed, or never here) changes nothing and says so.
+    UUID on the host (retired already with its superblocks zeroed, or never here) changes nothing and says so; a call
+    for an array retired already changes nothing either, also while a unit of O(services) runs again.
 author:
   - iotune.storage contributors (@iotune)
 options:
@@ -58,8 +63,16 @@ options:
     default: false
   services:
     description:
-      - systemd units that use the array (a name without a suffix is a C(.service)); refused while one runs. The units
-        of the collection's mount-hold drop-ins for its mount points are checked as well.
+      - systemd units that use the array (a name without a suffix is a C(.service)); refused while one runs and the
+        array runs. The units of the collection's mount-hold drop-ins for its mount points are checked as well. Their
+        limits drop-ins are removed (see O(keep_services)).
+    type: list
+    elements: str
+    default: []
+  keep_services:
+    description:
+      - Units that stay services of other arrays (the tune role passes its plan's services); their limits drop-ins are
+        never removed.
     type: list
     elements: str
     default: []
@@ -77,7 +90,7 @@ options:
     type: path
     default: /etc/fstab
 notes:
-  - Runs C(umount), C(systemctl is-active), C(systemctl daemon-reload), C(mdadm --stop) and, with O(zero_superblocks),
+  - Runs C(umount), C(systemctl show), C(systemctl daemon-reload), C(mdadm --stop) and, with O(zero_superblocks),
     C(mdadm --zero-superblock); reads blkid, C(/proc) and C(/sys).
 extends_documentation_fragment:
   - iotune.storage.attributes
@@ -88,7 +101,7 @@ attributes:
     details: Every check runs; RV(done) says what would be done.
   diff_mode:
     support: full
-    details: One diff per file the retire changes (drop-ins, fstab, mdadm.conf).
+    details: One diff per file the retire changes (limits and mount-hold drop-ins, fstab, mdadm.conf).
 seealso:
   - module: iotune.storage.mdadm_array
   - module: iotune.storage.storage_preflight
@@ -101,6 +114,7 @@ EXAMPLES = r"""
     confirm_name: data2
     confirm_uuid: a0021927:0e4f10bf:2c47dc72:ca0b352e
     services: [cassandra]
+    keep_services: []
     conf_path: /etc/mdadm/mdadm.conf
     rebuild_marker: /var/lib/iotune-storage/initramfs-rebuild-pending
 """
@@ -139,13 +153,14 @@ members:
   type: list
   elements: str
 services:
-  description: The units checked (O(services) and those the mount-hold drop-ins held for its mount points).
+  description: The array's units (O(services) and those the mount-hold drop-ins held for its mount points), checked
+    while the array runs.
   returned: always
   type: list
   elements: str
 steps:
-  description: The steps taken (in check mode, that would be), in order (V(holds), V(unmount), V(fstab), V(conf),
-    V(stop), V(zero), V(unignore)).
+  description: The steps taken (in check mode, that would be), in order (V(limits), V(holds), V(unmount), V(fstab),
+    V(conf), V(stop), V(zero), V(unignore)).
   returned: always
   type: list
   elements: str

@@ -200,12 +200,40 @@ options:
         type: list
         elements: dict
         default: []
+        suboptions:
+          name:
+            description: The array's name (C(/dev/md/NAME)).
+            type: str
+            required: true
+          confirm_name:
+            description: The name again.
+            type: str
+            required: true
+          confirm_uuid:
+            description: The md UUID of the array.
+            type: str
+            required: true
+          zero_superblocks:
+            description: Zero the members' superblocks after the stop.
+            type: bool
+            default: false
+          services:
+            description: Units that use the array.
+            type: list
+            elements: str
+            default: []
       mdadm_conf:
         description: mdadm.conf; null for the path of the distribution family os-release names.
         type: path
       rebuild_marker:
         description: The marker of an initramfs rebuild owed (the raid0 role's C(raid0_rebuild_marker)).
         type: path
+      keep_services:
+        description: The units of the arrays the plan keeps (the plan's C(services)); a retire leaves their limits
+          drop-ins alone.
+        type: list
+        elements: str
+        default: []
   observe_unit:
     description:
       - The systemd unit whose processes the observation windows of the tune and audit roles read

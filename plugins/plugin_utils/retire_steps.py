@@ -76,7 +76,7 @@ def report(entries, registered=None, read=None, check_mode=False):
             lines.append('retire %s: FAILED: %s' % (name, item['msg']))
         elif item['done']:
             lines.append('retire %s (UUID %s): %s%s' % (name, item['uuid'], 'would be: ' if check_mode else '',
-                                                         '; '.join(item['done'])))
+                                                        '; '.join(item['done'])))
         else:
             lines.append('retire %s (UUID %s): %s' % (name, item['uuid'], item['status']))
     return {'arrays': arrays, 'rebuild_owed': owed, 'lines': lines,

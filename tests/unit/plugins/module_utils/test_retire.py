@@ -15,6 +15,7 @@ import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils import retire as rt
+from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 
 KEEP_UUID = '11111111:22222222:33333333:44444444'
 UUID = 'a0021927:0e4f10bf:2c47dc72:ca0b352e'
@@ -59,13 +60,29 @@ def build(host):
     host.write(CONF.lstrip('/'), 'HOMEHOST <system>\n%s\n%s\n' % (KEEP_LINE, LINE))
     host.write(mount_holds.path('stand-in.service').lstrip('/'), mount_holds.dropin_text(['/srv/data2']))
     host.write(mount_holds.path('both.service').lstrip('/'), mount_holds.dropin_text(['/srv/data', '/srv/data2']))
-    host.on(['systemctl', 'is-active', '--', 'both.service', 'stand-in.service'], 3, 'inactive\ninactive\n')
+    states(host, ['both.service', 'stand-in.service'], ['inactive', 'inactive'])
     host.on(['systemctl', 'daemon-reload'], 0)
     host.on(['umount', '/srv/data2'], lambda argv: unmount(host, '9:127'))
     host.on(['mdadm', '--stop', '/dev/md127'], lambda argv: stop(host))
     for kname in ('vdd', 'vde'):
         host.on(['mdadm', '--zero-superblock', '/dev/%s' % kname], lambda argv: zero(host, argv[-1]))
     return host
+
+
+def states(host, units, active):
+    """systemctl show's answer (Id and ActiveState, one block per unit) for the state of ``units``."""
+    host.on(rt.show_argv('systemctl', units), 0,
+            '\n'.join('Id=%s\nActiveState=%s\n' % pair for pair in zip(units, active)))
+
+
+def limits(host, *units):
+    """The limits drop-in the xfs role writes for each of ``units``."""
+    for unit in units:
+        host.write(service_limits.path(unit).lstrip('/'), service_limits.text({'LimitNOFILE': '100000'}))
+
+
+def has_limits(host, unit):
+    return os.path.exists(os.path.join(host.root, service_limits.path(unit).lstrip('/')))
 
 
 def unmount(host, majmin):
@@ -176,6 +193,85 @@ def test_check_mode_predicts_everything_and_changes_nothing(host):
     assert result['diff'][-1]['after'] == 'HOMEHOST <system>\n%s\n' % KEEP_LINE
 
 
+# --- the services' limits drop-ins (the xfs role writes them with the mount holds) -----------------------------------
+
+
+def test_the_limits_drop_ins_of_the_array_s_services_go_first_unless_another_array_keeps_the_unit(host):
+    # stand-in: held for /srv/data2 only; both: held for /srv/data too; db: named by the entry, kept by the plan;
+    # old: named by the entry, no other array
+    limits(host, 'stand-in.service', 'both.service', 'db.service', 'old.service')
+    states(host, ['db.service', 'old.service', 'both.service', 'stand-in.service'], ['inactive'] * 4)
+    result = call(host, services=['db', 'old'], keep_services=['db.service'])
+    assert result['steps'] == ['limits', 'holds', 'unmount', 'fstab', 'conf', 'stop']
+    assert result['done'][0] == 'limits drop-ins removed: %s, %s' % (service_limits.path('old.service'),
+                                                                     service_limits.path('stand-in.service'))
+    assert not has_limits(host, 'stand-in.service') and not has_limits(host, 'old.service')
+    # negative controls: a unit of another array keeps its limits drop-in
+    assert has_limits(host, 'both.service') and has_limits(host, 'db.service')
+    # one reload for the drop-ins and the fstab lines
+    assert changes(host).count(['systemctl', 'daemon-reload']) == 1
+    assert not call(host, services=['db', 'old'], keep_services=['db.service'])['changed']
+
+
+def test_a_unit_held_for_another_array_only_keeps_its_limits(host):
+    host.write(mount_holds.path('other.service').lstrip('/'), mount_holds.dropin_text(['/srv/data']))
+    limits(host, 'other.service')
+    states(host, ['other.service', 'both.service', 'stand-in.service'], ['inactive'] * 3)
+    result = call(host, services=['other.service'])
+    assert 'limits' not in result['steps'] and has_limits(host, 'other.service')
+
+
+def test_check_mode_predicts_the_limits_step_and_removes_nothing(host):
+    limits(host, 'stand-in.service')
+    result = call(host, check_mode=True)
+    assert result['steps'][0] == 'limits' and has_limits(host, 'stand-in.service')
+    assert result['diff'][0] == {'before_header': service_limits.path('stand-in.service'),
+                                 'after_header': service_limits.path('stand-in.service'),
+                                 'before': service_limits.text({'LimitNOFILE': '100000'}), 'after': ''}
+    assert changes(host) == []
+
+
+def test_a_crash_after_the_limits_step_is_finished_by_the_next_call(host, monkeypatch):
+    limits(host, 'stand-in.service', 'both.service')
+
+    def crash(self):
+        raise Crash('holds')
+    real = rt.ArrayRetire.do_holds
+    monkeypatch.setattr(rt.ArrayRetire, 'do_holds', crash)
+    with pytest.raises(Crash):
+        call(host)
+    monkeypatch.setattr(rt.ArrayRetire, 'do_holds', real)
+    assert not has_limits(host, 'stand-in.service')
+    # the holds are still there: the next call finds the units by them and goes on with the holds
+    result = call(host)
+    assert result['steps'] == ['holds', 'unmount', 'fstab', 'conf', 'stop']
+    assert has_limits(host, 'both.service')
+    assert not call(host)['changed']
+
+
+def test_nothing_of_a_typo_is_removed(host):
+    limits(host, 'old.service')
+    result = call(host, name='old', confirm_name='old', confirm_uuid='99999999:99999999:99999999:99999999',
+                  services=['old'])
+    assert not result['changed'] and has_limits(host, 'old.service')
+
+
+def test_a_second_run_is_changed_0_also_while_a_listed_service_runs_again(host):
+    states(host, ['db.service', 'both.service', 'stand-in.service'], ['inactive'] * 3)
+    call(host, services=['db'])
+    os.unlink(os.path.join(host.root, MARKER.lstrip('/')))      # the raid0 role's rebuild ran
+    # db runs again (on another array, or the user started it): the array is retired already, nothing to refuse
+    states(host, ['db.service'], ['active'])
+    host.calls[:] = []
+    again = call(host, services=['db'])
+    assert not again['changed'] and again['state'] == 'retired' and again['steps'] == []
+    assert not host.ran(['systemctl'])
+    # negative control: while the array still runs, a running unit of the entry is refused
+    md(host, 'md127', '9:127', 'data2', DASHED, ['vdd', 'vde'])
+    states(host, ['db.service'], ['active'])
+    assert 'db.service is running' in refused(host, services=['db'])[0]
+
+
 # --- refusals before any change, each with its negative control -------------------------------------------------
 
 
@@ -196,17 +292,22 @@ def test_the_dashed_uuid_of_blkid_is_the_same_uuid(host):
 
 
 def test_refused_while_a_listed_service_is_active(host):
-    host.on(['systemctl', 'is-active', '--', 'both.service', 'stand-in.service'], 0, 'inactive\nactive\n')
+    states(host, ['both.service', 'stand-in.service'], ['inactive', 'active'])
     assert refused(host) == ["retire 'data2': stand-in.service is running; stop it first (a retire never stops a "
                              'service)']
     assert changes(host) == []
-    # the entry's own services are asked too
-    host.on(['systemctl', 'is-active', '--', 'db.service', 'both.service', 'stand-in.service'], 0,
-            'active\ninactive\ninactive\n')
-    assert 'db.service is running' in refused(host, services=['db.service'])[0]
+    # the entry's own services are asked too (a name without a suffix is a .service)
+    states(host, ['db.service', 'both.service', 'stand-in.service'], ['active', 'inactive', 'inactive'])
+    assert 'db.service is running' in refused(host, services=['db'])[0]
     # negative control: stopped, it retires
-    host.on(['systemctl', 'is-active', '--', 'both.service', 'stand-in.service'], 3, 'inactive\nfailed\n')
+    states(host, ['both.service', 'stand-in.service'], ['inactive', 'failed'])
     assert call(host)['changed']
+
+
+def test_refused_when_systemctl_show_does_not_answer_for_each_unit(host):
+    host.on(rt.show_argv('systemctl', ['both.service', 'stand-in.service']), 0, 'Id=both.service\nActiveState=inactive\n')
+    assert refused(host) == ["retire 'data2': systemctl show did not answer for each of both.service, "
+                             'stand-in.service; nothing is retired']
 
 
 def test_refused_while_mounted_elsewhere_or_held_or_in_use(host):
@@ -273,7 +374,9 @@ def test_a_crash_between_two_steps_is_finished_by_the_next_call(host, crash_at, 
 
 
 def test_a_crash_after_the_stop_zeroes_the_members_found_by_their_superblocks(host):
-    host.on(['mdadm', '--zero-superblock', '/dev/vdd'], lambda argv: (_ for _ in ()).throw(Crash(argv)))
+    def crash(argv):
+        raise Crash(argv)
+    host.on(['mdadm', '--zero-superblock', '/dev/vdd'], crash)
     with pytest.raises(Crash):
         call(host, zero_superblocks=True)
     host.on(['mdadm', '--zero-superblock', '/dev/vdd'], lambda argv: zero(host, argv[-1]))
@@ -307,10 +410,11 @@ def test_conf_by_uuid_keeps_every_other_line():
 
 
 @pytest.mark.parametrize('out, expected', [
-    ('active\ninactive\n', ['a.service']),
-    ('inactive\nfailed\n', []),
-    ('deactivating\nactivating\n', ['a.service', 'b.service']),
-    ('active\n', None),
+    ('Id=a.service\nActiveState=active\n\nId=b.service\nActiveState=inactive\n', ['a.service']),
+    ('Id=a.service\nActiveState=inactive\n\nId=b.service\nActiveState=failed\n', []),
+    ('Id=a.service\nActiveState=deactivating\n\nId=b.service\nActiveState=activating\n', ['a.service', 'b.service']),
+    ('Id=a.service\nActiveState=active\n', None),
+    ('Id=a.service\nActiveState=active\n\nId=b.service\n', None),
 ])
 def test_running_units(out, expected):
     assert rt.running_units(['a.service', 'b.service'], out) == expected

@@ -11,10 +11,19 @@ from __future__ import annotations
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
+from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.modules import retire_array as retire_mod
 from ansible_collections.iotune.storage.plugins.modules import storage_preflight as preflight_mod
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module
-from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_retire import CONF, MARKER, UUID, build
+from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_retire import (
+    CONF,
+    MARKER,
+    UUID,
+    build,
+    has_limits,
+    limits,
+    states,
+)
 
 BINS = {'blkid': 'blkid', 'systemctl': 'systemctl', 'mdadm': 'mdadm', 'umount': 'umount'}
 ENTRY = {'name': 'data2', 'confirm_name': 'data2', 'confirm_uuid': UUID}
@@ -22,12 +31,14 @@ ENTRY = {'name': 'data2', 'confirm_name': 'data2', 'confirm_uuid': UUID}
 HOLDS = {'keep': ['both.service'], 'mounts': {'both.service': ['/srv/data']}, 'release': []}
 
 
-def preflight(monkeypatch, capsys, host, retire=None, **kw):
+def preflight(monkeypatch, capsys, host, retire=None, keep_services=None, **kw):
     on_fake_host(monkeypatch, preflight_mod, host, BINS)
     # the fake host's files are read below its root (BlockHost.path)
     args = {'arrays': [], 'holds': HOLDS, 'fstab': '/etc/fstab'}
     if retire is not None:
         args['retire'] = {'arrays': retire, 'mdadm_conf': CONF, 'rebuild_marker': MARKER}
+        if keep_services is not None:
+            args['retire']['keep_services'] = keep_services
     args.update(kw)
     return run_module(preflight_mod, args, capsys)
 
@@ -51,7 +62,7 @@ def test_with_the_retire_the_preflight_says_what_it_would_do(fake_host, monkeypa
 
 def test_a_refusal_of_the_retire_fails_the_preflight(fake_host, monkeypatch, capsys):
     host = build(fake_host)
-    host.on(['systemctl', 'is-active', '--', 'both.service', 'stand-in.service'], 0, 'inactive\nactive\n')
+    states(host, ['both.service', 'stand-in.service'], ['inactive', 'active'])
     rc, result = preflight(monkeypatch, capsys, host, retire=[dict(ENTRY, confirm_uuid=UUID.replace('a', 'b'))])
     assert rc == 1 and result['msg'].startswith('preflight refused the plan (nothing was changed)')
     assert "/dev/md/data2 runs as UUID %s, not %s" % (UUID, UUID.replace('a', 'b')) in result['problems'][0]
@@ -72,3 +83,27 @@ def test_the_module_retires_then_changes_nothing(fake_host, monkeypatch, capsys)
     assert done['rebuild_pending'] and done['conf_changed']
     rc, again = run_module(retire_mod, args, capsys)
     assert rc == 0 and not again['changed'] and again['state'] == 'retired'
+
+
+def test_the_preflight_leaves_the_limits_of_the_kept_services_alone(fake_host, monkeypatch, capsys):
+    host = build(fake_host)
+    limits(host, 'stand-in.service', 'db.service')
+    states(host, ['db.service', 'both.service', 'stand-in.service'], ['inactive'] * 3)
+    rc, result = preflight(monkeypatch, capsys, host, retire=[dict(ENTRY, services=['db'])], keep_services=['db'])
+    assert rc == 0, result
+    assert result['retire'][0]['steps'][0] == 'limits'
+    assert result['retire'][0]['done'][0] == 'limits drop-ins removed: %s' % service_limits.path('stand-in.service')
+    assert has_limits(host, 'stand-in.service')          # check mode: nothing removed
+
+
+def test_a_second_run_passes_the_preflight_while_the_listed_service_runs_again(fake_host, monkeypatch, capsys):
+    host = build(fake_host)
+    on_fake_host(monkeypatch, retire_mod, host, BINS)
+    states(host, ['db.service', 'both.service', 'stand-in.service'], ['inactive'] * 3)
+    rc, done = run_module(retire_mod, dict(ENTRY, services=['db'], conf_path=CONF, rebuild_marker=MARKER), capsys)
+    assert rc == 0 and done['changed']
+    states(host, ['db.service'], ['active'])
+    # the plan without data2 and its holds: both.service held for /srv/data only now
+    rc, result = preflight(monkeypatch, capsys, host, retire=[dict(ENTRY, services=['db'])])
+    assert rc == 0, result
+    assert result['retire'][0]['state'] == 'retired' and result['retire'][0]['steps'] == []

@@ -40,6 +40,13 @@ options:
     description: C(raid0_update_initramfs), a boolean as the C(bool) filter reads it.
     type: raw
     default: true
+  owed:
+    description:
+      - A rebuild owed by a change of mdadm.conf outside these calls (C(raid0_rebuild_owed), what the tune role's
+        M(iotune.storage.retire_array) calls owe), a boolean as the C(bool) filter reads it; with O(update_initramfs)
+        the initramfs is rebuilt once for both.
+    type: raw
+    default: false
   check_mode:
     description: C(ansible_check_mode); nothing is rebuilt or settled in check mode.
     type: bool
@@ -93,7 +100,7 @@ from ansible.module_utils.common.collections import is_sequence
 from ansible_collections.iotune.storage.plugins.plugin_utils import role_tasks
 
 
-def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, check_mode=False):
+def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, check_mode=False, owed=False):
     if not isinstance(module, dict):
         raise AnsibleFilterError('raid0_outcome expects the registered mdadm_array calls, got %r' % (module,))
     if found is not None and (not is_sequence(found) or not all(isinstance(f, dict) and 'path' in f for f in found)):
@@ -102,7 +109,7 @@ def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, chec
         raise AnsibleFilterError('raid0_outcome: deferred must be a registered result, got %r' % (deferred,))
     try:
         return role_tasks.raid0_outcome(module, found=found, deferred=deferred, update_initramfs=update_initramfs,
-                                        check_mode=check_mode)
+                                        check_mode=check_mode, owed=owed)
     except (role_tasks.RoleTaskError, TypeError) as e:
         raise AnsibleFilterError('raid0_outcome: %s' % e)
 

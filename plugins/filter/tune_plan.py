@@ -78,6 +78,14 @@ options:
       - C(iotune_restore), V(true) to put the host's original state back (M(iotune.storage.original_state)) instead
         of tuning; a boolean or its words as C(-e) gives them (V(true), V(yes), V(on), V(1) and the opposites).
     type: raw
+  retire:
+    description:
+      - C(iotune_retire_md_arrays), the arrays to retire, each C({name, confirm_name, confirm_uuid}) and optionally
+        C(zero_superblocks) and C(services); returned as RV(_value.retire_arrays) (the UUID in mdadm's colon form, the
+        units as unit names). An entry whose C(confirm_name) is not its C(name), whose C(confirm_uuid) is not an md
+        UUID, or whose array is in O(arrays) too, is refused.
+    type: list
+    elements: dict
 """
 
 EXAMPLES = r"""
@@ -131,6 +139,10 @@ _value:
     restore:
       description: O(restore) as a boolean.
       type: bool
+    retire_arrays:
+      description: O(retire), validated (M(iotune.storage.retire_array)'s options without the paths).
+      type: list
+      elements: dict
 """
 
 from ansible.errors import AnsibleFilterError
@@ -140,13 +152,13 @@ from ansible_collections.iotune.storage.plugins.plugin_utils.variables import va
 
 
 def tune_plan(profile_data, profile, overrides=None, arrays=None, extra_tuning=None, mongodb_version=None,
-              resolved=None, variables=None, release_holds=None, restore=None):
+              resolved=None, variables=None, release_holds=None, restore=None, retire=None):
     # every problem at once: the unknown variables with the plan's own
     problems = [variables_problem(variables)]
     try:
         plan = build_plan(profile, profile_data, overrides, arrays or [], extra_tuning or [],
                           mongodb_version=mongodb_version, resolved=resolved, release_holds=release_holds,
-                          restore=restore)
+                          restore=restore, retire=retire)
     except PlanError as e:
         problems.append(str(e))
     problems = [p for p in problems if p]

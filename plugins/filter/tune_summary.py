@@ -107,7 +107,8 @@ def _original_state_lines(report, check_mode):
 
 
 def tune_summary(facts, profile=None, plan_profile=None, arrays=None, block_tuning=None, verified=None,
-                 decisions=None, kernel_report=None, check_mode=False, observe=None, original_state=None):
+                 decisions=None, kernel_report=None, check_mode=False, observe=None, original_state=None,
+                 retired=None):
     """The summary lines of one host (see tune_summary.yml)."""
     if facts is None:
         facts = {}
@@ -125,6 +126,8 @@ def tune_summary(facts, profile=None, plan_profile=None, arrays=None, block_tuni
     if observed:
         lines.append(observed)
     lines.extend(_original_state_lines(original_state, check_mode))
+    if isinstance(retired, dict):
+        lines.extend(retired.get('lines') or [])
     return lines
 
 

@@ -18,6 +18,7 @@ that run without Ansible) :func:`replace_keeping_owner` does the same except for
 :func:`pending_changes` tells from such a snapshot which of a set of wanted files the config_files module
 would change: a caller that read the snapshot earlier in the run skips a call that would only confirm.
 :func:`existing_directories` tells which of some paths are directories, and on which device (readahead_facts).
+:func:`remove` removes a file as durably as :func:`write_text` replaces one (the directory fsynced).
 """
 
 from __future__ import annotations
@@ -76,6 +77,17 @@ def write_text(path, text, replace=replace_keeping_owner, mode=0o644, prefix='.i
     if created:
         os.chmod(path, mode)
     _fsync_directory(directory)
+
+
+def remove(path):
+    """Remove ``path`` durably (unlink, then fsync of its directory); False when it was not there. Raises
+    ``OSError``."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    _fsync_directory(os.path.dirname(path) or '.')
+    return True
 
 
 def _fsync_directory(directory):

@@ -9,6 +9,7 @@ refuses to move a filesystem (move_from) that a process still uses."""
 from __future__ import annotations
 
 import os
+import stat
 
 
 def file_holders(proc_root, dev, scope, limit=20):
@@ -84,3 +85,46 @@ def _process_hit(base, dev, scope):
             if os.makedev(major, minor) == dev and _in_scope(path, scope):
                 return 'mmap', path
     return None
+
+
+def device_openers(proc_root, dev, nodes=(), limit=20):
+    """Processes that have the block device ``dev`` (a device number) open itself, not a file on it: a descriptor that
+    is a block special file with that number, or whose link names one of ``nodes`` (its paths, ``/dev/md127``).
+    A retire refuses to stop an array such a process reads (a backup tool, ``dd``). [{pid, comm, how, path}]."""
+    openers = []
+    nodes = set(nodes)
+    try:
+        pids = sorted((int(p) for p in os.listdir(proc_root) if p.isdigit()))
+    except OSError:
+        return openers
+    for pid in pids:
+        if pid == os.getpid():
+            continue
+        fd_dir = os.path.join(proc_root, str(pid), 'fd')
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            continue   # gone, or not ours to read
+        for fd in fds:
+            link = os.path.join(fd_dir, fd)
+            try:
+                target = os.readlink(link)
+                hit = target in nodes or _is_block(link, dev)
+            except OSError:
+                continue
+            if hit:
+                try:
+                    with open(os.path.join(proc_root, str(pid), 'comm')) as f:
+                        comm = f.read().strip()
+                except OSError:
+                    comm = '?'
+                openers.append(dict(pid=pid, comm=comm, how='open', path=target))
+                break
+        if len(openers) >= limit:
+            break
+    return openers
+
+
+def _is_block(link, dev):
+    st = os.stat(link)
+    return stat.S_ISBLK(st.st_mode) and st.st_rdev == dev

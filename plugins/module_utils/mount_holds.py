@@ -53,9 +53,14 @@ def files(filesystems):
     ``AssertPathIsMountPoint=`` holds it also where there is none: a first run that crashed after it made the mount
     point and before the fstab line reached the disk (docs/safety.md, "Crash safety"), or an fstab line removed by
     hand. The xfs role writes the drop-ins before it makes the mount points."""
-    return [{'path': path(unit), 'content': HEAD + ' '.join(points) + '\n'
-             + ''.join('AssertPathIsMountPoint=%s\n' % point for point in points)}
-            for unit, points in by_unit(filesystems).items()]
+    return [{'path': path(unit), 'content': dropin_text(points)} for unit, points in by_unit(filesystems).items()]
+
+
+def dropin_text(points):
+    """The text of a drop-in that holds its unit for ``points`` (the xfs role's, and what a retire leaves of one that
+    held a unit for a retired array's mount point and others too)."""
+    return (HEAD + ' '.join(points) + '\n'
+            + ''.join('AssertPathIsMountPoint=%s\n' % point for point in points))
 
 
 def held_mounts(text):

@@ -26,8 +26,10 @@ from ansible_collections.iotune.storage.plugins.module_utils import files as fil
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import holders
 from ansible_collections.iotune.storage.plugins.module_utils import io_observe
+from ansible_collections.iotune.storage.plugins.module_utils import mdadm
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils import os_release, systemd_show
+from ansible_collections.iotune.storage.plugins.module_utils import retire
 from ansible_collections.iotune.storage.plugins.module_utils import tuned
 
 
@@ -307,6 +309,11 @@ class Preflight:
         return report
 
 
+# the options of retire_array the preflight sets itself, the same for every entry (retire.mdadm_conf,
+# retire.rebuild_marker, retire.keep_services, fstab)
+RETIRE_PATHS = ('conf_path', 'rebuild_marker', 'fstab', 'keep_services')
+
+
 def argument_spec():
     """The storage_preflight module's options."""
     array_spec = dict(
@@ -337,6 +344,11 @@ def argument_spec():
                                               xfs=dict(type='list', elements='dict'),
                                               block_tuning=dict(type='list', elements='dict'),
                                               kernel=dict(type='list', elements='dict'))),
+        retire=dict(type='dict', options=dict(
+            arrays=dict(type='list', elements='dict', default=[], options=dict(
+                (key, spec) for key, spec in retire.argument_spec().items() if key not in RETIRE_PATHS)),
+            mdadm_conf=dict(type='path'), rebuild_marker=dict(type='path'),
+            keep_services=dict(type='list', elements='str', default=[]))),
         holds=dict(type='dict', options=dict(keep=dict(type='list', elements='str', default=[]),
                                              release=dict(type='list', elements='str', default=[]),
                                              mounts=dict(type='dict'))),
@@ -364,8 +376,11 @@ def preflight_call(module, view):
             raise PreflightFailure('preflight could not read the files: %s' % e)
     if params['os_facts']:
         extra['ansible_facts'] = os_facts(module, view)
+    retired = retire_reads(module, view, params['retire'])
     if params['holds'] is not None:
-        dropped = dropped_holds(view, params['holds']['keep'], params['holds']['release'], params['holds']['mounts'])
+        # a retire removes the holds on the mount points of its array itself, after unmounting it: not dropped
+        dropped = dropped_holds(view, params['holds']['keep'], params['holds']['release'], params['holds']['mounts'],
+                                retiring=[p for r in retired for p in r['mountpoints']])
         if dropped:
             raise PreflightFailure('preflight refused the plan (nothing was changed): %s' % '; '.join(dropped),
                                    problems=dropped)
@@ -385,7 +400,7 @@ def preflight_call(module, view):
                   services_missing=missing_services,
                   unresolved=preflight.unresolved if params['unresolved'] == 'report' else [],
                   tuning_checked=params['tuning'] is not None,
-                  packages_missing=missing_packages(module, params['packages']))
+                  packages_missing=missing_packages(module, params['packages']), retire=retired)
     result.update(extra)
     if params.get('stages') is not None:
         stages = stage_results(module, view, params['stages'])
@@ -419,7 +434,31 @@ def os_facts(module, view):
     return Distribution(module=module).get_distribution_facts()
 
 
-def dropped_holds(view, keep, release, mounts=None):
+def retire_reads(module, view, options):
+    """What each retire of ``options`` (the ``retire`` option) would do, by retire_array's own code in check mode;
+    a refusal of any raises PreflightFailure, before the first change of the run. [] without retires."""
+    if not options or not options['arrays']:
+        return []
+    conf = mdadm.conf_path(os_release.family(view.read), options['mdadm_conf'])
+    bins = {'systemctl': module.get_bin_path('systemctl')}
+    reads, problems = [], []
+    for entry in options['arrays']:
+        params = dict(entry, conf_path=conf, rebuild_marker=options['rebuild_marker'], fstab=module.params['fstab'],
+                      keep_services=options['keep_services'])
+        try:
+            result = retire.ArrayRetire(params, view, module.run_command, bins, check_mode=True).call()
+        except retire.RetireError as e:
+            problems.extend(e.data.get('problems') or [str(e)])
+            continue
+        result.pop('diff', None)
+        reads.append(result)
+    if problems:
+        raise PreflightFailure('preflight refused the plan (nothing was changed): %s' % '; '.join(problems),
+                               problems=problems)
+    return reads
+
+
+def dropped_holds(view, keep, release, mounts=None, retiring=()):
     """Problems: the holds an earlier run wrote on a mount point that is mounted now and that this plan drops: the
     unit is not in ``keep`` (the plan's services), or, with ``mounts`` ({unit: [mount points]}, what the plan holds
     each unit for), the plan holds it elsewhere only; ``release`` (iotune_release_holds) lets a unit go. The xfs role
@@ -441,7 +480,8 @@ def dropped_holds(view, keep, release, mounts=None):
         text = view.read(path)
         if text is None:
             continue
-        live = [where for where in mount_holds.held_mounts(text) if (where.rstrip('/') or '/') in mounted]
+        live = [where for where in mount_holds.held_mounts(text) if (where.rstrip('/') or '/') in mounted
+                and (where.rstrip('/') or '/') not in retiring]
         if unit in wanted and mounts is not None:
             live = [where for where in live if (where.rstrip('/') or '/') not in planned.get(unit, ())]
         elif unit in wanted:

@@ -184,6 +184,56 @@ options:
         type: list
         elements: str
         default: []
+  retire:
+    description:
+      - The arrays to retire (C(iotune_retire_md_arrays)), each checked by M(iotune.storage.retire_array)'s own code in
+        check mode. A name or UUID that does not match what the host has, an array mounted elsewhere than its fstab
+        lines' mount points, swap, held, used by a process, or a listed unit (or one its mount holds hold) that runs
+        fails the call, before any change, naming each problem. RV(retire) says what each retire would do.
+      - The mount holds of a retired array's mount points do not count as dropped by O(holds) (the retire removes
+        them itself after it unmounted the filesystem).
+    type: dict
+    suboptions:
+      arrays:
+        description: One entry per array, M(iotune.storage.retire_array)'s options C(name), C(confirm_name),
+          C(confirm_uuid), C(zero_superblocks) and C(services).
+        type: list
+        elements: dict
+        default: []
+        suboptions:
+          name:
+            description: The array's name (C(/dev/md/NAME)).
+            type: str
+            required: true
+          confirm_name:
+            description: The name again.
+            type: str
+            required: true
+          confirm_uuid:
+            description: The md UUID of the array.
+            type: str
+            required: true
+          zero_superblocks:
+            description: Zero the members' superblocks after the stop.
+            type: bool
+            default: false
+          services:
+            description: Units that use the array.
+            type: list
+            elements: str
+            default: []
+      mdadm_conf:
+        description: mdadm.conf; null for the path of the distribution family os-release names.
+        type: path
+      rebuild_marker:
+        description: The marker of an initramfs rebuild owed (the raid0 role's C(raid0_rebuild_marker)).
+        type: path
+      keep_services:
+        description: The units of the arrays the plan keeps (the plan's C(services)); a retire leaves their limits
+          drop-ins alone.
+        type: list
+        elements: str
+        default: []
   observe_unit:
     description:
       - The systemd unit whose processes the observation windows of the tune and audit roles read
@@ -291,6 +341,13 @@ packages_missing:
   type: list
   elements: str
   sample: [mdadm]
+retire:
+  description:
+    - With O(retire), per array what M(iotune.storage.retire_array) would do (its result in check mode without the
+      diff, C(state), C(steps), C(done), C(mountpoints), C(rebuild_pending), ...); [] without.
+  returned: success
+  type: list
+  elements: dict
 services_missing:
   description:
     - The units of O(services) that systemd does not know (C(LoadState=not-found)); V(null) on a host without

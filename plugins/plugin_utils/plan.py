@@ -27,6 +27,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import fio as fio_job
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
+from ansible_collections.iotune.storage.plugins.module_utils import retire as retire_utils
 from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
@@ -951,8 +952,73 @@ def _restore(value):
     return False, ['iotune_restore must be true (put the original state back) or false, got %r' % (value,)]
 
 
+# iotune_retire_md_arrays (issue 29): the keys of an entry; name, confirm_name and confirm_uuid are required
+RETIRE_KEYS = ('name', 'confirm_name', 'confirm_uuid', 'zero_superblocks', 'services')
+RETIRE_REQUIRED = ('name', 'confirm_name', 'confirm_uuid')
+
+
+def _retire_entry(index, entry, planned):
+    """(one iotune_retire_md_arrays entry normalised or None, problems)."""
+    if not isinstance(entry, dict):
+        return None, ['iotune_retire_md_arrays[%d] must be a dict {name, confirm_name, confirm_uuid}, got %r'
+                      % (index, entry)]
+    name = entry.get('name')
+    where = ("iotune_retire_md_arrays entry '%s'" % name if isinstance(name, str)
+             else 'iotune_retire_md_arrays[%d]' % index)
+    problems = ['%s: unknown key %r%s (known: %s)'
+                % (where, key, did_you_mean(key, RETIRE_KEYS), ', '.join(RETIRE_KEYS))
+                for key in sorted(set(entry) - set(RETIRE_KEYS), key=str)]
+    problems += ['%s: %s is required (a retire names the array twice and gives its md UUID)' % (where, key)
+                 for key in RETIRE_REQUIRED if entry.get(key) in (None, '')]
+    if problems:
+        return None, problems
+    out = {'name': name, 'confirm_name': entry['confirm_name'], 'services': [],
+           'zero_superblocks': entry.get('zero_superblocks', False),
+           'confirm_uuid': retire_utils.colon_uuid(entry['confirm_uuid'])}
+    if not valid_md_name(name):
+        problems.append('%s: name %r must be 1-32 letters, digits, _ . - (and not . or ..)' % (where, name))
+    if entry['confirm_name'] != name:
+        problems.append('%s: confirm_name %r is not the name %r; a retire names the array twice'
+                        % (where, entry['confirm_name'], name))
+    if out['confirm_uuid'] is None:
+        problems.append('%s: confirm_uuid %r is not an md UUID (32 hex digits, as mdadm --detail /dev/md/%s shows it)'
+                        % (where, entry['confirm_uuid'], name))
+    if not isinstance(out['zero_superblocks'], bool):
+        problems.append('%s: zero_superblocks must be true or false, got %r' % (where, out['zero_superblocks']))
+    try:
+        out['services'] = service_units(entry.get('services') or [], 'services')
+    except ValueError as e:
+        problems.append('%s: %s' % (where, e))
+    if name in planned:
+        problems.append('%s: %s is in iotune_arrays too; an array is either kept or retired: take it out of one'
+                        % (where, name))
+    return out, problems
+
+
+def _retire_arrays(value, arrays):
+    """iotune_retire_md_arrays: the arrays to retire (module retire_array, after the preflight checked each on the
+    host); ([entries], [problems])."""
+    if value is None:
+        return [], []
+    if not isinstance(value, list):
+        return [], ['iotune_retire_md_arrays must be a list of {name, confirm_name, confirm_uuid}, got %r' % (value,)]
+    planned = set(a.get('name') for a in arrays or [] if isinstance(a, dict))
+    entries, problems = [], []
+    for index, entry in enumerate(value):
+        out, found = _retire_entry(index, entry, planned)
+        problems.extend(found)
+        if out is not None:
+            entries.append(out)
+    for key, what in (('name', 'names'), ('confirm_uuid', 'UUIDs')):
+        values = [e[key] for e in entries if e[key]]
+        dup = sorted(set(v for v in values if values.count(v) > 1))
+        if dup:
+            problems.append('iotune_retire_md_arrays: %s must be unique: %s' % (what, ', '.join(dup)))
+    return entries, problems
+
+
 def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None, mongodb_version=None,
-               resolved=None, release_holds=None, restore=None):
+               resolved=None, release_holds=None, restore=None, retire=None):
     """Validate everything and return the plan dict (see docs/architecture.md).
 
     With member selectors in ``arrays`` and no ``resolved``, the plan has ``needs_resolution: true``:
@@ -962,6 +1028,8 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
     release, release_problems = _release_holds(release_holds)
     restore, restore_problems = _restore(restore)
     release_problems += restore_problems
+    retired, retire_problems = _retire_arrays(retire, arrays if isinstance(arrays, list) else [])
+    release_problems += retire_problems
     try:
         profile, kernel, entries = _validated(profile_name, profile_data, overrides, arrays, extra_tuning,
                                               mongodb_version, resolved)
@@ -1019,4 +1087,4 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
             'block_tuning_devices': tuning, 'fio_verify': verify, 'preflight_arrays': preflight,
             'kernel': kernel, 'needs_resolution': has_selectors(entries), 'ephemeral_arrays': ephemeral,
             'services': kernel['services'], 'mount_holds': mount_holds.accounted(xfs), 'release_holds': release,
-            'limits': limits, 'restore': restore}
+            'limits': limits, 'restore': restore, 'retire_arrays': retired}

@@ -104,16 +104,18 @@ def rebuild_pending(results):
     return any(r.get('rebuild_pending') for r in _initramfs_results(results))
 
 
-def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, check_mode=False):
+def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, check_mode=False, owed=False):
     """What the raid0 role does after its calls, from ``module`` (raid0_module: the calls' results, or the
     preflight's on a skip), the find of the generators (``found``), the registered deferred configure
-    (``deferred``) and the role's options: {deferred, rebuild, find_generator, generators, argv, settle, by_name}."""
+    (``deferred``) and the role's options: {deferred, rebuild, find_generator, generators, argv, settle, by_name}.
+    ``owed``: a rebuild owed by a change of mdadm.conf outside the role's calls (the tune role's retire_array)."""
     results = module.get('results')
     if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
         raise RoleTaskError('the results of the mdadm_array calls must be a list of dicts, got %r' % (results,))
     is_deferred = bool(changed_test(deferred or {}))
     rebuild = not check_mode and (is_deferred or (to_bool(update_initramfs) and (conf_changed(results)
-                                                                                 or rebuild_pending(results))))
+                                                                                 or rebuild_pending(results)
+                                                                                 or to_bool(owed))))
     names = generators(results, found or [])
     # after a deferred install, dpkg's pending update-initramfs trigger is the rebuild; when an earlier run's dpkg was
     # stopped (a crash during the trigger leaves initramfs-tools half-configured) the rebuild is finishing that dpkg

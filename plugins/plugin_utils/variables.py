@@ -21,7 +21,7 @@ USER_VARIABLES = frozenset((
     'iotune_profile', 'iotune_arrays', 'iotune_profile_overrides', 'iotune_mongodb_version',
     'iotune_block_tuning_extra_devices', 'iotune_verify',
     'iotune_observe_seconds', 'iotune_observe_unit', 'iotune_observe_min_major_faults', 'iotune_release_holds',
-    'iotune_metrics', 'iotune_health_gate', 'iotune_restart_policy', 'iotune_restore',
+    'iotune_metrics', 'iotune_health_gate', 'iotune_restart_policy', 'iotune_restore', 'iotune_retire_md_arrays',
     # playbooks/tune.yml, audit.yml, facts.yml (docs/tune.md, docs/audit.md, docs/facts.md)
     'iotune_hosts', 'iotune_serial', 'iotune_max_fail_percentage', 'iotune_report_dir',
     'iotune_audit_fail_on_drift',

@@ -104,3 +104,14 @@ def test_a_path_the_snapshot_did_not_read_counts_as_missing():
     wanted = [{'path': '/etc/x.conf', 'content': 'a\n'}]
     assert files.pending_changes(wanted, []) == ['/etc/x.conf']
     assert files.pending_changes([{'path': '/etc/x.conf', 'state': 'absent'}], []) == []
+
+
+def test_remove_unlinks_and_syncs_the_directory_and_a_missing_file_is_no_error(tmp_path, monkeypatch):
+    path = tmp_path / 'unit.d' / 'drop-in.conf'
+    files.write_text(str(path), 'x\n')
+    synced = []
+    monkeypatch.setattr(files, '_fsync_directory', synced.append)
+    assert files.remove(str(path)) is True and not path.exists()
+    assert synced == [str(tmp_path / 'unit.d')]
+    # negative control: nothing to remove, nothing synced
+    assert files.remove(str(path)) is False and synced == [str(tmp_path / 'unit.d')]

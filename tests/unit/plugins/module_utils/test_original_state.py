@@ -396,3 +396,37 @@ def test_a_value_the_kernel_does_not_take_fails_the_restore(tmp_path):
                                   udevadm='udevadm', write=refusing)
     with pytest.raises(orig.OriginalStateError, match='swappiness'):
         restorer.call()
+
+
+# --- a host with a retired array (iotune_retire_md_arrays, issue 29) --------------------------------------------------
+
+
+def test_a_restore_after_a_retire_restores_the_members_and_reports_the_array_gone(tmp_path):
+    """The snapshot was recorded while the array ran (its readahead by md UUID); the array was retired since (stopped,
+    the members kept with their superblocks): the restore puts the members back, reports the array gone, and a
+    second restore changes nothing."""
+    host, dummy = build(tmp_path / 'host', md=True, md_readahead='128')
+    path = tmp_path / 'original-state.json'
+    snapshot = call(host, path).call()['snapshot']
+    assert [d['identity'] for d in snapshot['devices']][0] == 'md-uuid:a0021927:0e4f10bf:2c47dc72:ca0b352e'
+    retired, kernel = build(tmp_path / 'retired', readahead=('8', '8'), scheduler='none')
+    tune(retired, kernel)
+    restore = call(retired, path, state='restored')
+    result = restore.call()
+    assert result['changed'] is True
+    assert result['restore']['gone'] == [{'identity': 'md-uuid:a0021927:0e4f10bf:2c47dc72:ca0b352e', 'kname': 'md0'}]
+    assert restore.warnings[0].startswith('md-uuid:a0021927:0e4f10bf:2c47dc72:ca0b352e (was md0) is not on this host')
+    assert retired.read('sys/block/nvme1n1/queue/read_ahead_kb').strip() == '128'
+    assert call(retired, path, state='restored').call()['changed'] is False
+
+
+def test_the_snapshot_is_recorded_on_a_host_whose_array_was_retired(tmp_path):
+    """A first run whose plan has no array left (only the retire): the members of the stopped array are no device of
+    the plan and nothing is recorded for them; the snapshot is valid and a restore of it changes no device."""
+    host, dummy = build(tmp_path / 'host')
+    path = tmp_path / 'original-state.json'
+    params = {'state': 'recorded', 'path': str(path), 'devices': [], 'sysctl': [], 'files': FILES}
+    result = orig.OriginalState(params, host.view(), root=host.root, run=Commands(), now=0).call()
+    assert result['recorded'] is True and result['snapshot']['devices'] == []
+    plan = orig.restore_plan(result['snapshot'], orig.live(host.view(), host.root, [], FILES))
+    assert plan['queue'] == [] and plan['gone'] == []

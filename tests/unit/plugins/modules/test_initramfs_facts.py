@@ -13,12 +13,18 @@ import stat
 import pytest
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.iotune.storage.plugins.module_utils import initramfs
+from ansible_collections.iotune.storage.plugins.module_utils.retire import ignore_line
 from ansible_collections.iotune.storage.plugins.modules import initramfs_facts
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import fixture as raw_fixture
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import run_module as run_main
 
 KERNEL = '5.14.0-427.13.1.el9_4.x86_64'
 EXTRA = 'ARRAY /dev/md/late metadata=1.2 UUID=0badc0de:0badc0de:0badc0de:0badc0de name=any:late'
+# a host with a retired array (issue 29): the planned array's line and the line a retire without zero_superblocks left
+RETIRE_UUID = '0badc0de:11112222:33334444:55556666'
+RETIRE_PLANNED = 'ARRAY /dev/md/data metadata=1.2 UUID=a0021927:0e4f10bf:2c47dc72:ca0b352e name=lab:data'
+RETIRE_IGNORE = ignore_line(RETIRE_UUID)
 
 
 def fixture(name):
@@ -120,3 +126,17 @@ def test_kernel_that_is_not_a_version_fails(el9, capsys, kernel):
     code, out = run_module(capsys, {'kernel': kernel})
     assert code == 1 and out['failed'] and 'kernel must be a kernel version' in out['msg']
     assert el9['calls'] == []
+
+
+def test_the_ignore_line_of_a_retired_array_is_compared_like_any_other():
+    host_lines = initramfs.parse_array_lines('HOMEHOST <system>\n%s\n%s\n' % (RETIRE_PLANNED, RETIRE_IGNORE))
+    # rebuilt after the retire: in step
+    assert initramfs_facts.compare(list(host_lines), host_lines) == ([], [], True)
+    # not rebuilt yet: the image lacks the line that keeps the array from being assembled at boot (the rebuild the
+    # retire owes), and has the retired array's own line
+    old = 'ARRAY /dev/md/data2 metadata=1.2 UUID=%s name=lab:data2' % RETIRE_UUID
+    missing, missing_uuids, in_sync = initramfs_facts.compare([RETIRE_PLANNED, old], host_lines)
+    assert missing == [RETIRE_IGNORE] and missing_uuids == [] and not in_sync
+    # the ignore line's UUID is parsed as the retired array's, its device is not taken for /dev/md/NAME
+    parsed = initramfs.parse_array_line(RETIRE_IGNORE)
+    assert parsed['uuid'] == RETIRE_UUID and parsed['device'] == '<ignore>' and parsed['name'] is None

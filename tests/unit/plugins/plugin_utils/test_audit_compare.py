@@ -13,6 +13,7 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.module_utils import audit as host_audit
+from ansible_collections.iotune.storage.plugins.module_utils import drift
 from ansible_collections.iotune.storage.plugins.plugin_utils import audit
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.audit import (
     ARRAYS,
@@ -140,6 +141,25 @@ def test_initramfs_lines(fake_host):
     image['lines'] = host_audit.parse_array_lines('ARRAY /dev/md/data metadata=1.2 UUID=%s name=lab:data\n' % UUID)
     result = audit.compare(facts_of(h, read_initramfs=lambda: image), PLAN)
     assert result['verdict'] == 'ok' and result['notes'] == []
+
+
+def test_the_ignore_line_of_a_retired_array_is_no_drift(fake_host):
+    """A retire without zero_superblocks leaves ARRAY <ignore> UUID=... in mdadm.conf and, once rebuilt, in the
+    initramfs: neither a stale line of the planned array nor drift (negative control: a line of the planned name with
+    that UUID is stale in both). The host-side comparison agrees (test_retired_array_checks.py)."""
+    h = tuned_host(fake_host)
+    retired = '0badc0de:11112222:33334444:55556666'
+    planned = 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=lab:data\n' % UUID
+    for extra, expected in (('ARRAY <ignore> UUID=%s\n' % retired, []),
+                            ('ARRAY /dev/md/data metadata=1.2 UUID=%s name=lab:data\n' % retired,
+                             ['initramfs', 'mdadm.conf'])):
+        h.write('etc/mdadm/mdadm.conf', 'HOMEHOST <system>\n' + planned + extra)
+        image = {'checked': True, 'image': '/boot/initrd.img', 'error': None,
+                 'lines': host_audit.parse_array_lines(planned + extra)}
+        facts = facts_of(h, read_initramfs=lambda found=image: found)
+        result = audit.compare(copy.deepcopy(facts), PLAN, 'db1')
+        assert sorted(a for a, m in messages(result)) == expected, result['items']
+        assert result == drift.compare(copy.deepcopy(facts), PLAN, 'db1')
 
 
 def test_an_ephemeral_array_is_not_compared_with_the_initramfs(fake_host):

@@ -17,8 +17,8 @@ ARRAY_KEYS = ('name', 'devices', 'mountpoint')
 
 
 def storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=None, initramfs=True):
-    """{arrays, tuning, sysctl, thp, limits, rules_file, sysctl_file, mdadm_conf, initramfs} of the storage_audit
-    module."""
+    """{arrays, tuning, sysctl, thp, cpu_clock, limits, rules_file, sysctl_file, mdadm_conf, initramfs} of the
+    storage_audit module."""
     if not isinstance(plan, dict) or 'preflight_arrays' not in plan or 'kernel' not in plan:
         raise AnsibleFilterError('storage_audit_arguments: the input must be the tune plan (iotune_plan)')
     return {
@@ -26,6 +26,7 @@ def storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=None, init
         'tuning': list(plan.get('block_tuning_devices') or []),
         'sysctl': dict(plan['kernel'].get('sysctl') or {}),
         'thp': dict(plan['kernel'].get('thp') or {}),
+        'cpu_clock': dict(plan['kernel'].get('cpu_clock') or {}),
         'limits': dict((unit, dict(values)) for unit, values in (plan.get('limits') or {}).items()),
         'rules_file': rules_file,
         'sysctl_file': sysctl_file,

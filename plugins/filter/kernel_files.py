@@ -13,7 +13,8 @@ version_added: 0.1.0
 description:
   - The sysctl file O(sysctl_file) with O(sysctl_text), V(absent) when the input has no sysctl; and, when O(thp) has
     values, the THP unit O(thp_unit_path) with O(thp_text). The P(iotune.storage.kernel#role) role renders its two
-    templates and passes their text. Logic in C(plugins/plugin_utils/role_tasks.py).
+    templates and passes their text. When O(cpu_clock) has values (the CPU governor, the clocksource), also their unit
+    O(cpu_unit_path) with O(cpu_text). Logic in C(plugins/plugin_utils/role_tasks.py).
 author:
   - iotune.storage contributors (@iotune)
 options:
@@ -41,6 +42,16 @@ options:
     description: The THP unit's content.
     type: str
     required: true
+  cpu_clock:
+    description: The CPU governor and clocksource (C(kernel_cpu_clock)); empty, no unit.
+    type: dict
+    default: {}
+  cpu_unit_path:
+    description: The path of their unit (required with O(cpu_clock)).
+    type: str
+  cpu_text:
+    description: Their unit's content (required with O(cpu_clock)).
+    type: str
 """
 
 EXAMPLES = r"""
@@ -64,10 +75,16 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.iotune.storage.plugins.plugin_utils import role_tasks
 
 
-def kernel_files(sysctl, thp, sysctl_file, thp_unit_path, sysctl_text, thp_text):
+def kernel_files(sysctl, thp, sysctl_file, thp_unit_path, sysctl_text, thp_text, cpu_clock=None, cpu_unit_path=None,
+                 cpu_text=None):
     if not isinstance(sysctl, dict) or not isinstance(thp, dict):
         raise AnsibleFilterError('kernel_files: the sysctls and thp must be dicts, got %r and %r' % (sysctl, thp))
-    return role_tasks.kernel_files(sysctl, thp, sysctl_file, thp_unit_path, sysctl_text, thp_text)
+    if cpu_clock is not None and not isinstance(cpu_clock, dict):
+        raise AnsibleFilterError('kernel_files: cpu_clock must be a dict, got %r' % (cpu_clock,))
+    if cpu_clock and not (cpu_unit_path and cpu_text is not None):
+        raise AnsibleFilterError('kernel_files: cpu_clock needs cpu_unit_path and cpu_text')
+    return role_tasks.kernel_files(sysctl, thp, sysctl_file, thp_unit_path, sysctl_text, thp_text,
+                                   cpu_clock=cpu_clock, cpu_unit_path=cpu_unit_path, cpu_text=cpu_text)
 
 
 class FilterModule(object):

@@ -16,7 +16,8 @@ description:
     validates the values (C(plugins/module_utils/kernel_call.py), their one check); this filter only decides.
   - C(sysctl -p) when there are sysctls and the file was written or a live sysctl differs; the THP unit enabled,
     and restarted when it was written or a live THP value differs (not a unit check mode only predicted); an
-    earlier unit removed when there is no THP; the check after when something was written or the read found drift
+    earlier unit removed when there is no THP; the same for the unit of the CPU governor and clocksource
+    (O(options.cpu_clock), O(options.cpu_unit_path)); the check after when something was written or the read found drift
     or a conflict, in mode C(report) in check mode, else C(override) or C(fail); the results (the check's, else the
     read's) and their conflicts that nothing resolves (a tuned conflict with O(options.tuned_override)).
   - Logic in C(plugins/plugin_utils/role_tasks.py).
@@ -52,6 +53,12 @@ options:
         description: C(kernel_tuned_override) (its truth).
         type: raw
         required: true
+      cpu_clock:
+        description: C(kernel_cpu_clock) (the CPU governor and clocksource); empty or absent, no unit.
+        type: dict
+      cpu_unit_path:
+        description: C(kernel_cpu_unit_path).
+        type: str
   written:
     description: The registered config_files call (C(changed_paths)); V({}) before it ran.
     type: dict
@@ -66,6 +73,10 @@ options:
     elements: dict
   thp_old:
     description: The registered stat of the THP unit's path.
+    type: dict
+    default: {}
+  cpu_old:
+    description: The registered stat of the CPU governor and clocksource unit's path.
     type: dict
     default: {}
   check_mode:
@@ -109,6 +120,21 @@ _value:
     remove_old_unit:
       description: No THP and an earlier unit is there.
       type: bool
+    cpu_written:
+      description: The unit of the CPU governor and clocksource was written (or would be, in check mode).
+      type: bool
+    cpu_unit:
+      description: Enable that unit (and reload systemd when it was written).
+      type: bool
+    cpu_state:
+      description: V(restarted) when that unit runs now; absent otherwise.
+      type: str
+    look_old_cpu_unit:
+      description: No CPU governor or clocksource and no caller's read, so look for an earlier unit.
+      type: bool
+    remove_old_cpu_unit:
+      description: No CPU governor or clocksource and an earlier unit is there.
+      type: bool
     check:
       description: Check the live settings after the changes.
       type: bool
@@ -132,18 +158,19 @@ from ansible_collections.iotune.storage.plugins.plugin_utils import role_tasks
 OPTIONS = ('sysctl', 'thp', 'sysctl_file', 'thp_unit_path', 'tuned_override')
 
 
-def kernel_steps(before, options, written=None, checked=None, found_files=None, thp_old=None, check_mode=False):
+def kernel_steps(before, options, written=None, checked=None, found_files=None, thp_old=None, check_mode=False,
+                 cpu_old=None):
     if not isinstance(before, dict):
         raise AnsibleFilterError('kernel_steps expects the kernel_settings read, got %r' % (before,))
     if not isinstance(options, dict) or [k for k in OPTIONS if k not in options]:
         raise AnsibleFilterError('kernel_steps: options must be a dict with %s, got %r' % (', '.join(OPTIONS), options))
     if found_files is not None and not is_sequence(found_files):
         raise AnsibleFilterError('kernel_steps: found_files must be a list of file states or null, got %r' % (found_files,))
-    for name, value in (('written', written), ('checked', checked), ('thp_old', thp_old)):
+    for name, value in (('written', written), ('checked', checked), ('thp_old', thp_old), ('cpu_old', cpu_old)):
         if value is not None and not isinstance(value, dict):
             raise AnsibleFilterError('kernel_steps: %s must be a registered result, got %r' % (name, value))
     return role_tasks.kernel_steps(before, options, written=written, checked=checked, found_files=found_files,
-                                   thp_old=thp_old, check_mode=check_mode)
+                                   thp_old=thp_old, check_mode=check_mode, cpu_old=cpu_old)
 
 
 class FilterModule(object):

@@ -17,7 +17,7 @@ ARRAY_KEYS = ('name', 'devices', 'mountpoint')
 
 
 def storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=None, initramfs=True):
-    """{arrays, tuning, sysctl, thp, limits, fstrim_timer, rules_file, sysctl_file, mdadm_conf, initramfs} of the
+    """{arrays, tuning, sysctl, thp, cpu_clock, limits, fstrim_timer, rules_file, sysctl_file, mdadm_conf, initramfs} of the
     storage_audit module."""
     if not isinstance(plan, dict) or 'preflight_arrays' not in plan or 'kernel' not in plan:
         raise AnsibleFilterError('storage_audit_arguments: the input must be the tune plan (iotune_plan)')
@@ -26,6 +26,7 @@ def storage_audit_arguments(plan, rules_file, sysctl_file, mdadm_conf=None, init
         'tuning': list(plan.get('block_tuning_devices') or []),
         'sysctl': dict(plan['kernel'].get('sysctl') or {}),
         'thp': dict(plan['kernel'].get('thp') or {}),
+        'cpu_clock': dict(plan['kernel'].get('cpu_clock') or {}),
         'limits': dict((unit, dict(values)) for unit, values in (plan.get('limits') or {}).items()),
         # fstrim.timer's state, read when a filesystem has a discard policy (drift.discard_policy)
         'fstrim_timer': any(fs.get('discard_by_class') for fs in plan.get('xfs_filesystems') or []),

@@ -310,7 +310,7 @@ def fstrim_timer_facts(run_command):
 
 def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab', sysctl=None, thp=None,
            sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), read_initramfs=None,
-           read_restarts=None, limits=None, run_command=None, fstrim_timer=False):
+           read_restarts=None, limits=None, run_command=None, fstrim_timer=False, cpu_clock=None):
     """Everything the controller's comparison needs, as one dict (schema SCHEMA_VERSION).
 
     ``read_initramfs``: a callable returning {'checked', 'image', 'lines', 'error'} about the ARRAY lines in
@@ -320,6 +320,7 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     ``limits``: the planned limits per unit (the plan's ``limits``); their drop-ins are read, and with ``run_command``
     what systemd reports for each unit (service_limits.gather: one systemctl show). None or {}: not read.
     ``fstrim_timer``: read the state of fstrim.timer (a plan with a discard policy); else it is None (not read).
+    ``cpu_clock``: the planned CPU governor and clocksource, read with the kernel settings (not offered: a note).
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
     fstab_text = files.read_text(host.path(fstab))
@@ -337,8 +338,8 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     facts['tuning'] = tune
     facts['mdadm_conf'] = mdadm_conf(host, conf_path)
     facts['tuned'] = tuned_facts(host, expected)
-    if sysctl or thp:
-        facts['kernel'] = kernel_settings.check(host.root or '/', sysctl or {}, thp or {}, sysctl_file)
+    if sysctl or thp or cpu_clock:
+        facts['kernel'] = kernel_settings.check(host.root or '/', sysctl or {}, thp or {}, sysctl_file, cpu_clock)
     else:
         facts['kernel'] = None
     if read_initramfs is None:

@@ -30,6 +30,9 @@ def argument_spec():
         mode=dict(type='str', choices=['fail', 'override', 'report'], default='fail'),
         tuned_profile=dict(type='str', default='iotune-storage-kernel'),
         thp_unit=dict(type='str'),
+        # the CPU governor and clocksource (issue 27) and the unit that sets them at boot
+        cpu_clock=dict(type='dict', default={}),
+        cpu_unit=dict(type='str'),
     )
 
 
@@ -71,6 +74,18 @@ class KernelSettings:
                 thp[key] = str(value)
         return sysctl, thp
 
+    def wanted_cpu_clock(self):
+        """{cpu_governor, clocksource} validated (rules.cpu_clock_problem, the plan's rule); raises KernelSettingsError."""
+        out = {}
+        for key, value in sorted((self.p.get('cpu_clock') or {}).items()):
+            problem = rules.cpu_clock_problem(key, value)
+            if problem:
+                raise ks.KernelSettingsError('cpu_clock %s: %s' % (key, problem) if key in rules.CPU_CLOCK_KEYS
+                                             else 'cpu_clock: ' + problem)
+            if value is not None:
+                out[key] = value
+        return out
+
     def tuned_path(self, *parts):
         return os.path.join(self.root, tuned.TUNED_ETC, *parts)
 
@@ -111,7 +126,8 @@ class KernelSettings:
 
     def apply(self):
         sysctl, thp = self.wanted()
-        report = ks.check(self.root, sysctl, thp, self.p['sysctl_file'])
+        cpu_clock = self.wanted_cpu_clock()
+        report = ks.check(self.root, sysctl, thp, self.p['sysctl_file'], cpu_clock)
         changed = False
         report['tuned']['override'] = False
         if self.p['mode'] == 'override' and report['tuned']['conflicts']:
@@ -119,7 +135,7 @@ class KernelSettings:
             report['tuned']['override'] = True
             if not self.check_mode:
                 override = report['tuned']
-                report = ks.check(self.root, sysctl, thp, self.p['sysctl_file'])
+                report = ks.check(self.root, sysctl, thp, self.p['sysctl_file'], cpu_clock)
                 report['tuned']['override'] = override['override']
             else:
                 report['notes'].extend('%s (resolved by the tuned override profile %s)' % (c, self.p['tuned_profile'])
@@ -132,11 +148,13 @@ class KernelSettings:
             raise ks.KernelSettingsError('kernel settings not in force: %s.%s' % ('; '.join(problems), hint), **report)
         report['changed'] = changed
         report['thp_unit_enabled'] = self.unit_enabled()
+        if self.p.get('cpu_unit'):
+            report['cpu_unit_enabled'] = self.unit_enabled('cpu_unit')
         return report
 
-    def unit_enabled(self):
-        """`systemctl is-enabled` of thp_unit: True only for "enabled" (None without a unit)."""
-        unit = self.p.get('thp_unit')
+    def unit_enabled(self, option='thp_unit'):
+        """`systemctl is-enabled` of thp_unit (or cpu_unit): True only for "enabled" (None without a unit)."""
+        unit = self.p.get(option)
         if not unit:
             return None
         if not self.systemctl:

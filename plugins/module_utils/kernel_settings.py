@@ -18,7 +18,7 @@ import os
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils.files import read_text
-from ansible_collections.iotune.storage.plugins.module_utils.rules import THP_KEYS
+from ansible_collections.iotune.storage.plugins.module_utils.rules import CPU_CLOCK_KEYS, THP_KEYS
 from ansible_collections.iotune.storage.plugins.module_utils.tuned import (
     normalise_name,
     normalise_value,
@@ -36,6 +36,10 @@ SYSCTL_DIRS = ('etc/sysctl.d', 'run/sysctl.d', 'usr/local/lib/sysctl.d', 'usr/li
 SYSCTL_CONF = 'etc/sysctl.conf'
 THP_DIR = 'sys/kernel/mm/transparent_hugepage'
 TUNED_OVERRIDE = 'iotune-storage-kernel'
+# the CPU governor and clocksource (issue 27): one cpufreq directory per online CPU that has a cpufreq driver (a link to
+# its policy), one clocksource device
+CPU_DIR = 'sys/devices/system/cpu'
+CLOCKSOURCE_DIR = 'sys/devices/system/clocksource/clocksource0'
 
 
 class KernelSettingsError(Exception):
@@ -83,6 +87,48 @@ def cmdline_thp(root):
         if word.startswith('transparent_hugepage='):
             return word.split('=', 1)[1]
     return None
+
+
+def _cpu_number(name):
+    return int(name[3:]) if re.fullmatch(r'cpu[0-9]+', name) else None
+
+
+def read_governors(root):
+    """{cpuN: {'governor', 'available'}} of every CPU with a cpufreq directory, in CPU order ({} without cpufreq: a
+    VM without a cpufreq driver, such as the lab's). ``available`` is scaling_available_governors as a list."""
+    base = _join(root, CPU_DIR)
+    try:
+        names = sorted((n for n in os.listdir(base) if _cpu_number(n) is not None), key=_cpu_number)
+    except OSError:
+        return {}
+    out = {}
+    for name in names:
+        governor = read_text(os.path.join(base, name, 'cpufreq', 'scaling_governor'))
+        if governor is None:
+            continue
+        available = read_text(os.path.join(base, name, 'cpufreq', 'scaling_available_governors'))
+        out[name] = {'governor': normalise_value(governor), 'available': (available or '').split()}
+    return out
+
+
+def read_clocksource(root):
+    """{'current', 'available'} of the clocksource device (None and [] where the kernel has none)."""
+    base = _join(root, CLOCKSOURCE_DIR)
+    current = read_text(os.path.join(base, 'current_clocksource'))
+    available = read_text(os.path.join(base, 'available_clocksource'))
+    return {'current': None if current is None else normalise_value(current), 'available': (available or '').split()}
+
+
+def read_cpu_clock(root):
+    """The live CPU governor per CPU and the clocksource: {'cpu_governor': {cpuN: governor}, 'clocksource': name or
+    None} (what original_state records)."""
+    return {'cpu_governor': dict((cpu, v['governor']) for cpu, v in read_governors(root).items()),
+            'clocksource': read_clocksource(root)['current']}
+
+
+def not_offered_note(key, wanted, why):
+    """The note of a setting this host does not offer (the run skips it; the audit does not count it as drift)."""
+    return '%s %s: not offered by this host (%s); skipped' % (key, wanted, why)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,13 +196,14 @@ def sysctl_setters(root, name, files):
 # the check
 
 
-def check(root, sysctl, thp, managed_file):
+def check(root, sysctl, thp, managed_file, cpu_clock=None):
     """Compare the wanted settings with the host; returns the report dict (see the module's RETURN).
 
     ``conflicts``: another source sets a different value and would win (later sysctl file, tuned);
     ``drift``: the live value differs and nothing configured explains it; ``notes``: sources that set
     a different value but lose (earlier files, tuned [sysctl] re-overridden by the sysctl files,
-    the kernel command line that the THP unit overrides at boot).
+    the kernel command line that the THP unit overrides at boot). ``cpu_clock`` ({cpu_governor, clocksource}) adds
+    ``cpu_clock`` and ``not_offered``: a setting the host does not offer is a note, neither drift nor a conflict.
     """
     files = sysctl_files(root, managed_file)
     profiles = tuned_active_profiles(root)
@@ -169,6 +216,8 @@ def check(root, sysctl, thp, managed_file):
     for name, wanted in sorted(sysctl.items()):
         _check_sysctl(root, report, name, normalise_value(wanted), managed_file, tuned)
     _check_thp(root, report, thp, tuned)
+    if cpu_clock:
+        _check_cpu_clock(root, report, cpu_clock)
     return report
 
 
@@ -230,6 +279,39 @@ def _check_thp(root, report, thp, tuned):
         if key == 'enabled' and boot is not None and boot != wanted:
             report['notes'].append('THP enabled: the kernel command line sets transparent_hugepage=%s; the THP unit '
                                    'sets %s after boot' % (boot, wanted))
+
+
+def _check_cpu_clock(root, report, cpu_clock):
+    """The CPU governor and the clocksource into ``report['cpu_clock']``: {key: {wanted, live, offered}}; a live value
+    that differs is drift, a value the host does not offer is in ``not_offered`` and a note."""
+    report['cpu_clock'], report['not_offered'] = {}, []
+    for key in CPU_CLOCK_KEYS:
+        wanted = cpu_clock.get(key)
+        if wanted is None:
+            continue
+        wanted = normalise_value(wanted)
+        if key == 'cpu_governor':
+            cpus = read_governors(root)
+            live = dict((cpu, v['governor']) for cpu, v in cpus.items())
+            lacking = [cpu for cpu, v in cpus.items() if wanted not in v['available']]
+            why = ('no /%s/cpu*/cpufreq: no cpufreq driver' % CPU_DIR if not cpus else
+                   '%s not in scaling_available_governors of %s' % (wanted, ', '.join(lacking)) if lacking else None)
+            differs = sorted((cpu for cpu, governor in live.items() if governor != wanted), key=_cpu_number)
+            shown = ', '.join('%s %s' % (cpu, live[cpu]) for cpu in differs)
+        else:
+            clock = read_clocksource(root)
+            live = clock['current']
+            why = ('no /%s' % CLOCKSOURCE_DIR if live is None else
+                   '%s not in available_clocksource: %s' % (wanted, ' '.join(clock['available']) or 'none')
+                   if wanted not in clock['available'] and wanted != live else None)
+            differs = [] if live == wanted else [live]
+            shown = live
+        report['cpu_clock'][key] = {'wanted': wanted, 'live': live, 'offered': why is None}
+        if why is not None:
+            report['not_offered'].append(key)
+            report['notes'].append(not_offered_note(key, wanted, why))
+        elif differs:
+            report['drift'].append('%s: live %s, wanted %s' % (key, shown, wanted))
 
 
 def problems(report):

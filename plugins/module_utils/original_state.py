@@ -13,8 +13,8 @@ no other device of the host shares), never by kernel name, so that a restore aft
 (nvme1n1 <-> nvme2n1) finds each one.
 
 ``restore_plan`` is pure: from a snapshot and the live state (``live``) it returns what a restore changes: the
-collection's files removed (or written back as they were), the recorded queue values, sysctls and THP values set
-again. ``OriginalState`` is one call of the original_state module in small steps that raise ``OriginalStateError``.
+collection's files removed (or written back as they were), the recorded queue values, sysctls, THP values, CPU
+governors and clocksource set again. ``OriginalState`` is one call of the original_state module in small steps that raise ``OriginalStateError``.
 Nothing here touches an array, a filesystem or an fstab line.
 """
 
@@ -177,10 +177,12 @@ def sysctl_names(given):
 
 
 def live(host, root, names, paths):
-    """The live state a restore compares with: devices (scan_devices), sysctls ``names``, THP, files ``paths``."""
+    """The live state a restore compares with: devices (scan_devices), sysctls ``names``, THP, the CPU governor per
+    CPU and the clocksource, files ``paths``."""
     return {'devices': scan_devices(host),
             'sysctl': dict((name, ks.read_sysctl(root, name)) for name in names),
             'thp': ks.read_thp(root),
+            'cpu_clock': ks.read_cpu_clock(root),
             'files': dict((path, read_file(root, path)) for path in paths)}
 
 
@@ -224,6 +226,8 @@ def record(host, root, devices, sysctl, paths, now=None, version=COLLECTION_VERS
             'devices': recorded, 'created_later': later,
             'sysctl': dict((k, v) for k, v in state['sysctl'].items() if v is not None),
             'thp': dict((k, v) for k, v in state['thp'].items() if v is not None),
+            # {cpu_governor: {cpuN: governor}, clocksource}: {} and null where the host has none
+            'cpu_clock': state['cpu_clock'],
             'files': files}
 
 
@@ -322,7 +326,7 @@ def restore_plan(snapshot, state):
     recorded device that is gone is listed in ``gone``, not an error. A planned md array that did not exist when the
     snapshot was recorded gets the readahead the kernel gives a new array. Pure: reads and writes nothing."""
     plan = {'files': _file_actions(snapshot.get('files') or {}, state['files']), 'queue': [], 'sysctl': [],
-            'thp': [], 'gone': [], 'created_later': []}
+            'thp': [], 'cpu_clock': [], 'gone': [], 'created_later': []}
     devices = snapshot.get('devices') or []
     matched, gone = match_devices(devices, state['devices'])
     for index in gone:
@@ -353,8 +357,23 @@ def restore_plan(snapshot, state):
         now = state['thp'].get(key)
         if want is not None and now is not None and now != want:
             plan['thp'].append({'key': key, 'now': now, 'restore': want})
-    plan['changed'] = bool(plan['files'] or plan['queue'] or plan['sysctl'] or plan['thp'])
+    plan['cpu_clock'] = _cpu_clock_actions(snapshot.get('cpu_clock') or {}, state.get('cpu_clock') or {})
+    plan['changed'] = bool(plan['files'] or plan['queue'] or plan['sysctl'] or plan['thp'] or plan['cpu_clock'])
     return plan
+
+
+def _cpu_clock_actions(recorded, now):
+    """The CPU governors (per CPU that still has cpufreq) and the clocksource a restore sets back: [{key, now,
+    restore}], key ``cpu_governor/cpuN`` or ``clocksource``. A snapshot of an earlier release has neither."""
+    actions = []
+    governors = now.get('cpu_governor') or {}
+    for cpu, want in sorted((recorded.get('cpu_governor') or {}).items(), key=lambda kv: int(kv[0][3:] or 0)):
+        if governors.get(cpu) is not None and governors[cpu] != want:
+            actions.append({'key': 'cpu_governor/' + cpu, 'now': governors[cpu], 'restore': want})
+    want = recorded.get('clocksource')
+    if want is not None and now.get('clocksource') is not None and now['clocksource'] != want:
+        actions.append({'key': 'clocksource', 'now': now['clocksource'], 'restore': want})
+    return actions
 
 
 def plan_lines(plan):
@@ -370,6 +389,9 @@ def plan_lines(plan):
     for item in plan['thp']:
         before.append('transparent_hugepage/%s: %s' % (item['key'], item['now']))
         after.append('transparent_hugepage/%s: %s' % (item['key'], item['restore']))
+    for item in plan.get('cpu_clock') or []:
+        before.append('%s: %s' % (item['key'], item['now']))
+        after.append('%s: %s' % (item['key'], item['restore']))
     return ''.join(line + '\n' for line in before), ''.join(line + '\n' for line in after)
 
 
@@ -476,7 +498,7 @@ class OriginalState:
         self.apply_values(plan)
         self.host.rescan()
         after = restore_plan(snapshot, live(self.host, self.root, names, paths))
-        left = [i for kind in ('files', 'queue', 'sysctl', 'thp') for i in after[kind]]
+        left = [i for kind in ('files', 'queue', 'sysctl', 'thp', 'cpu_clock') for i in after[kind]]
         if left:
             raise OriginalStateError('values still differ from the snapshot after the restore: %s'
                                      % '; '.join(sorted(str(i) for i in left)), **self.result)
@@ -526,6 +548,7 @@ class OriginalState:
                    for i in plan['sysctl']]
         thp_files = {'enabled': 'enabled', 'defrag': 'defrag', 'khugepaged_max_ptes_none': 'khugepaged/max_ptes_none'}
         writes += [(host_path(self.root, ks.THP_DIR + '/' + thp_files[i['key']]), i['restore'], i) for i in plan['thp']]
+        writes += [(host_path(self.root, cpu_clock_file(i['key'])), i['restore'], i) for i in plan.get('cpu_clock') or []]
         for target, value, dummy in writes:
             try:
                 self.write(target, value)
@@ -533,6 +556,13 @@ class OriginalState:
                 failures.append('%s: %s' % (target, e))
         if failures:
             raise OriginalStateError('the kernel refused some values: %s' % '; '.join(failures), **self.result)
+
+
+def cpu_clock_file(key):
+    """The sysfs file (below the root) of a restore's ``cpu_governor/cpuN`` or ``clocksource`` key."""
+    if key == 'clocksource':
+        return ks.CLOCKSOURCE_DIR + '/current_clocksource'
+    return '%s/%s/cpufreq/scaling_governor' % (ks.CPU_DIR, key.split('/', 1)[1])
 
 
 def write_value(path, value):

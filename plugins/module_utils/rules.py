@@ -128,6 +128,15 @@ THP_CHOICES = {'enabled': ('always', 'madvise', 'never'),
                'defrag': ('always', 'defer', 'defer+madvise', 'madvise', 'never')}
 # HPAGE_PMD_NR - 1 on x86-64
 THP_MAX_PTES_NONE = 511
+# CPU frequency governor and clocksource (issue 27): host settings beside the storage ones, optional per profile.
+# The kernel's cpufreq governors a database host may run; ``userspace`` is left out (it holds whatever frequency a
+# daemon sets, and none does here).
+CPU_GOVERNORS = ('performance', 'schedutil', 'ondemand', 'conservative', 'powersave')
+# The kernel's clocksources a host may be switched to (x86: tsc, kvm-clock, xen, Hyper-V's, hpet, acpi_pm; arm64:
+# arch_sys_counter); jiffies, refined-jiffies and pit are the fallbacks of a broken host, never a choice.
+CLOCKSOURCES = ('tsc', 'kvm-clock', 'xen', 'hyperv_clocksource_tsc_page', 'hyperv_clocksource_msr', 'hpet', 'acpi_pm',
+                'arch_sys_counter')
+CPU_CLOCK_KEYS = ('cpu_governor', 'clocksource')
 # sysctl.d(5) accepts vm.swappiness and vm/swappiness; no globs (each name is read back live)
 SYSCTL_NAME_RE = re.compile(r'[a-z][a-z0-9_]*([./][a-z0-9_][a-z0-9_-]*)+')
 # (minimum, maximum) the kernel accepts; None = no upper bound checked here; others: (0, None)
@@ -275,6 +284,21 @@ def thp_problem(key, value):
         if 0 <= int(value) <= THP_MAX_PTES_NONE:
             return None
     return '%r is not an integer 0..%d' % (value, THP_MAX_PTES_NONE)
+
+
+def cpu_clock_problem(key, value):
+    """Why a CPU governor or clocksource setting is refused, or None (value None: not set). The one rule of the plan
+    and of kernel_settings."""
+    if key not in CPU_CLOCK_KEYS:
+        return 'unknown key %r (known: %s)' % (key, ', '.join(CPU_CLOCK_KEYS))
+    if value is None:
+        return None
+    choices = CPU_GOVERNORS if key == 'cpu_governor' else CLOCKSOURCES
+    if isinstance(value, str) and value in choices:
+        return None
+    if value == 'userspace' and key == 'cpu_governor':
+        return "'userspace' holds the frequency a daemon sets, and nothing here sets one (one of %s)" % ', '.join(choices)
+    return '%r is not one of %s%s' % (value, ', '.join(choices), did_you_mean(value, list(choices)))
 
 
 def queue_value_problem(key, value):

@@ -195,6 +195,8 @@ def kernel_one(module, view, options):
         reasons.append('kernel_settings would change the host (tuned override profile)')
     if params['thp_unit'] and result['thp_unit_enabled'] is not True:
         reasons.append('%s is not enabled' % params['thp_unit'])
+    if params['cpu_unit'] and result.get('cpu_unit_enabled') is not True:
+        reasons.append('%s is not enabled' % params['cpu_unit'])
     return result, reasons
 
 

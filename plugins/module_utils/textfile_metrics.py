@@ -35,10 +35,10 @@ DEFAULT_CACHE = '/var/cache/iotune-storage/metrics-initramfs.json'
 # the parameters the audit role passes to the storage_audit module, all in the spec (the filter
 # storage_audit_arguments makes them for both); fstab is optional (audit.gather's default)
 AUDIT_KEYS = ('arrays', 'tuning', 'rules_file', 'mdadm_conf', 'sysctl', 'thp', 'sysctl_file', 'initramfs', 'limits',
-              'fstrim_timer')
-# a spec an earlier release wrote lacks these (no limits nor fstrim.timer compared until the next tune run writes the
-# spec again)
-OPTIONAL_AUDIT_KEYS = ('limits', 'fstrim_timer')
+              'fstrim_timer', 'cpu_clock')
+# a spec an earlier release wrote lacks these (no limits, fstrim.timer, CPU governor or clocksource compared until
+# the next tune run writes the spec again)
+OPTIONAL_AUDIT_KEYS = ('limits', 'fstrim_timer', 'cpu_clock')
 ARRAY_STATES = ('active', 'degraded', 'broken', 'inactive', 'missing')
 KIB = 1024
 # host roots; unit tests point them at fake trees
@@ -207,6 +207,9 @@ def _kernel(out, result, facts):
         out.add('kernel_setting_ok', name not in named, setting=name)
     for key in sorted(report.get('thp') or {}):
         out.add('kernel_setting_ok', 'THP %s' % key not in named, setting='transparent_hugepage.%s' % key)
+    # the CPU governor and clocksource, where the host offers them (not offered: no series, as it is no drift)
+    for key in sorted(k for k, v in (report.get('cpu_clock') or {}).items() if v.get('offered')):
+        out.add('kernel_setting_ok', key not in named, setting=key)
 
 
 def render(result, facts, now, duration, spec_mtime=None):
@@ -340,7 +343,8 @@ def read_host(spec, cache_path):
                         read_initramfs=reader, read_restarts=lambda: restart_record.audit_facts(
                             run_command, os.path.join(HOST_ROOT, restart_record.PATH.lstrip('/'))),
                         limits=args.get('limits') or None, run_command=run_command,
-                        fstrim_timer=bool(args.get('fstrim_timer')), **optional)
+                        fstrim_timer=bool(args.get('fstrim_timer')), cpu_clock=args.get('cpu_clock') or None,
+                        **optional)
 
 
 def parse_args(argv):

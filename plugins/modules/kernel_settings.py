@@ -34,6 +34,11 @@ description:
     profile and sets the wanted values for the keys tuned would change (like the readahead override of
     M(iotune.storage.udev_block_tuning)), then checks again; a later sysctl file is never overridden, it
     fails; O(mode=report) never fails (audits and facts).
+  - With O(cpu_clock), also the CPU frequency governor of every CPU with a cpufreq directory
+    (C(/sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)) and the clocksource
+    (C(/sys/devices/system/clocksource/clocksource0/current_clocksource)). A value the host does not offer (no
+    cpufreq directory, as in most VMs; the governor not in C(scaling_available_governors); the clocksource not in
+    C(available_clocksource)) is listed in RV(not_offered) and the notes, never as drift or a conflict.
   - Changes nothing except the tuned override profile with O(mode=override).
 author:
   - iotune.storage contributors (@iotune)
@@ -76,6 +81,18 @@ options:
         C(systemctl is-enabled) state is returned as RV(thp_unit_enabled), so that a re-run that finds it
         enabled needs no further call to confirm it.
     type: str
+  cpu_clock:
+    description:
+      - Wanted host settings beside the storage ones; keys C(cpu_governor) (C(performance), C(schedutil),
+        C(ondemand), C(conservative), C(powersave)) and C(clocksource) (C(tsc), C(kvm-clock), C(xen),
+        C(hyperv_clocksource_tsc_page), C(hyperv_clocksource_msr), C(hpet), C(acpi_pm), C(arch_sys_counter)).
+    type: dict
+    default: {}
+  cpu_unit:
+    description:
+      - The systemd unit that sets O(cpu_clock) at boot (the P(iotune.storage.kernel#role) role's oneshot unit); its
+        C(systemctl is-enabled) state is returned as RV(cpu_unit_enabled).
+    type: str
 notes:
   - Runs C(tuned-adm profile) (argument list, no shell) only with O(mode=override) and a tuned conflict.
 extends_documentation_fragment:
@@ -99,6 +116,11 @@ EXAMPLES = r"""
     sysctl: {vm.swappiness: 1}
     mode: report
   register: kernel_audit
+
+- name: The performance governor and the tsc clocksource, where the host offers them
+  iotune.storage.kernel_settings:
+    cpu_clock: {cpu_governor: performance, clocksource: tsc}
+    mode: report
 
 - name: Let tuned keep its profile but not our values
   iotune.storage.kernel_settings:
@@ -148,6 +170,22 @@ cmdline_thp:
   description: The C(transparent_hugepage=) value of the kernel command line, or V(null).
   returned: always
   type: str
+cpu_clock:
+  description: Per setting of O(cpu_clock) the wanted and live value (per CPU for the governor) and whether the host
+    offers it.
+  returned: when O(cpu_clock) is given
+  type: dict
+  sample: {cpu_governor: {wanted: performance, live: {cpu0: schedutil}, offered: true}}
+not_offered:
+  description: The keys of O(cpu_clock) this host does not offer (skipped; not drift).
+  returned: when O(cpu_clock) is given
+  type: list
+  elements: str
+  sample: [cpu_governor]
+cpu_unit_enabled:
+  description: Like RV(thp_unit_enabled), for O(cpu_unit).
+  returned: when O(cpu_unit) is given
+  type: bool
 thp_unit_enabled:
   description:
     - V(true) when C(systemctl is-enabled) says C(enabled) for O(thp_unit), V(false) otherwise (not found,

@@ -18,8 +18,9 @@ description:
     the collection will change and writes it to O(path), a root-only JSON file (mode 0600 in a 0700 directory); the
     queue values (scheduler, nr_requests, max_sectors_kb, rotational, read_ahead_kb) of every device the tuning plan
     O(devices) matches, the sysctls of the database vendors ask for (the only ones a profile may set) and O(sysctl),
-    transparent huge pages (enabled, defrag, khugepaged max_ptes_none), the content, mode and owner of each of
-    O(files) (or that it was absent) and the collection's version.
+    transparent huge pages (enabled, defrag, khugepaged max_ptes_none), the CPU frequency governor of each CPU with
+    cpufreq and the current clocksource (C(cpu_clock)), the content, mode and owner of each of O(files) (or that it
+    was absent) and the collection's version.
   - Devices are recorded by stable identity (md UUID and name, WWN, cloud identity, serial, C(/dev/disk/by-id) links,
     only the keys no other device shares), never by kernel name; a planned md array that does not exist yet is
     listed as created later.
@@ -28,7 +29,8 @@ description:
     no file or the whole file.
   - With O(state=restored), puts the snapshot back without a reboot. The collection's files of the snapshot are
     removed (a systemd unit is disabled first, then systemd reloaded; udev reloads its rules), or written back as they
-    were when they existed; then the recorded queue values, sysctls and THP values are set live, each device found by
+    were when they existed; then the recorded queue values, sysctls, THP values, CPU governors (of the CPUs that still
+    have cpufreq) and clocksource are set live, each device found by
     its identity (a kernel rename does not matter); a device that is gone is reported, not an error. A planned md
     array that was created later gets the readahead the kernel gives a new array. Arrays, filesystems, fstab lines
     and the services' mount holds are not touched. A second restore changes nothing.
@@ -133,6 +135,7 @@ snapshot:
     created_later: [{identities: ['md-name:data'], selector: md_name=data}]
     sysctl: {vm.swappiness: '60'}
     thp: {enabled: always, defrag: madvise, khugepaged_max_ptes_none: '511'}
+    cpu_clock: {cpu_governor: {cpu0: schedutil, cpu1: schedutil}, clocksource: tsc}
     files: {/etc/sysctl.d/90-iotune-storage.conf: null}
 original_state:
   description: What the snapshot holds, in short (C(path), C(exists), C(recorded_at), C(version), C(tuned_before),
@@ -143,7 +146,8 @@ original_state:
 restore:
   description:
     - With O(state=restored), the restore plan; C(files) (C(path), C(kind), C(action) V(remove) or V(write)),
-      C(queue) (C(kname), C(identity), C(key), C(now), C(restore)), C(sysctl) and C(thp) (C(now), C(restore)), C(gone)
+      C(queue) (C(kname), C(identity), C(key), C(now), C(restore)), C(sysctl) and C(thp) (C(now), C(restore)),
+      C(cpu_clock) (C(key) V(cpu_governor/cpuN) or V(clocksource), C(now), C(restore)), C(gone)
       (recorded devices not on the host any more), C(created_later) (planned arrays made after the snapshot).
   returned: state is restored
   type: dict

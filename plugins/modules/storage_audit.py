@@ -82,6 +82,13 @@ options:
     description: The profile's transparent huge pages settings (C(kernel.thp) of the plan).
     type: dict
     default: {}
+  cpu_clock:
+    description:
+      - The profile's CPU frequency governor and clocksource (C(kernel.cpu_clock) of the plan, keys C(cpu_governor),
+        C(clocksource)). A value the host does not offer (no cpufreq, a clocksource not available) is a note ("not
+        offered by this host"), not drift.
+    type: dict
+    default: {}
   limits:
     description:
       - "The planned resource limits per systemd unit (C(limits) of the plan, for example
@@ -210,6 +217,7 @@ def argument_spec():
         fstab=dict(type='path', default='/etc/fstab'),
         sysctl=dict(type='dict', default={}),
         thp=dict(type='dict', default={}),
+        cpu_clock=dict(type='dict', default={}),
         limits=dict(type='dict', default={}),
         fstrim_timer=dict(type='bool', default=False),
         sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
@@ -253,7 +261,7 @@ class Audit(object):
                       fstab=p['fstab'], sysctl=p['sysctl'], thp=p['thp'], sysctl_file=p['sysctl_file'],
                       page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs(),
                       read_restarts=self.restarts(), limits=p['limits'], run_command=self.module.run_command,
-                      fstrim_timer=p['fstrim_timer'])
+                       fstrim_timer=p['fstrim_timer'], cpu_clock=p['cpu_clock'])
 
 
 def main():

@@ -32,6 +32,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import service_limi
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     ARRAY_QUEUE_KEYS,
+    CPU_CLOCK_KEYS,
     DEVICE_CLASSES,
     MKFS_KEYS,
     QUEUE_CLASSES,
@@ -44,6 +45,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     THP_MAX_PTES_NONE,
     XFS_LABEL_MAX,
     XFS_MAX_SWIDTH_BYTES,
+    cpu_clock_problem,
     did_you_mean,
     discard_policy_problems,
     mkfs_problems,
@@ -79,7 +81,9 @@ PROFILE_SCHEMA = {
     'fio_verify_thresholds': None,
     # kernel settings (validate_kernel below; docs/profiles.md "Kernel settings")
     'kernel': {'thp': {'enabled': None, 'defrag': None, 'khugepaged_max_ptes_none': None},
-               'sysctl': None, 'extra_sysctl': None, 'by_mongodb_version': None},
+               'sysctl': None, 'extra_sysctl': None, 'by_mongodb_version': None,
+               # host settings beside the storage ones (_kernel_cpu_clock; docs/profiles.md "CPU governor and clocksource")
+               'cpu_governor': None, 'clocksource': None},
 }
 # Keys that must have a value (custom leaves them null for the user to fill).
 PROFILE_REQUIRED = ('raid_chunk_kb', 'array.read_ahead_kb', 'members.read_ahead_kb',
@@ -766,6 +770,19 @@ def _kernel_thp(values, where):
     return out, problems
 
 
+def _kernel_cpu_clock(kernel, where):
+    """(validated {cpu_governor, clocksource} of those set, problems): the merged section's keys (the profile's, then
+    iotune_profile_overrides'; null leaves one unset), by rules.cpu_clock_problem, kernel_settings' own rule."""
+    out, problems = {}, []
+    for key in CPU_CLOCK_KEYS:
+        problem = cpu_clock_problem(key, kernel.get(key))
+        if problem:
+            problems.append('%s.%s: %s' % (where, key, problem))
+        elif kernel.get(key) is not None:
+            out[key] = kernel[key]
+    return out, problems
+
+
 def _version_entry_problems(entries, where):
     """kernel.by_mongodb_version: known keys, the first entry without since, then increasing quoted versions."""
     problems = []
@@ -811,7 +828,7 @@ def validate_kernel(name, kernel, overrides, mongodb_version=None):
     """
     where = "profile '%s': kernel" % name
     if kernel is None:
-        return {'thp': {}, 'sysctl': {}, 'mongodb_version': None}
+        return {'thp': {}, 'sysctl': {}, 'mongodb_version': None, 'cpu_clock': {}}
     if not isinstance(kernel, dict):
         raise PlanError(['%s must be a dict with thp and sysctl, got %r' % (where, kernel)])
     overrides = overrides if isinstance(overrides, dict) else {}
@@ -853,9 +870,11 @@ def validate_kernel(name, kernel, overrides, mongodb_version=None):
     sysctl, found = _kernel_sysctl(merged['extra_sysctl'], where + '.extra_sysctl', extra=True, out=sysctl)
     problems.extend(found)
     problems.extend(_sysctl_pair_problems(sysctl, where + '.sysctl'))
+    cpu_clock, found = _kernel_cpu_clock(kernel, where)
+    problems.extend(found)
     if problems:
         raise PlanError(problems)
-    return {'thp': thp, 'sysctl': sysctl, 'mongodb_version': version if entries else None}
+    return {'thp': thp, 'sysctl': sysctl, 'mongodb_version': version if entries else None, 'cpu_clock': cpu_clock}
 
 
 # ---------------------------------------------------------------------------------------------

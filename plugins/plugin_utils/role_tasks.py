@@ -133,12 +133,15 @@ def raid0_outcome(module, found=None, deferred=None, update_initramfs=True, chec
 
 
 # --- kernel: the files and the steps after the read --------------------------------------------------------------
-def kernel_files(sysctl, thp, sysctl_file, thp_unit_path, sysctl_text, thp_text):
-    """The config_files entries of the kernel role: the sysctl file (absent without sysctls) and, with THP values,
-    the THP unit (``*_text``: the rendered templates)."""
+def kernel_files(sysctl, thp, sysctl_file, thp_unit_path, sysctl_text, thp_text, cpu_clock=None, cpu_unit_path=None,
+                 cpu_text=None):
+    """The config_files entries of the kernel role: the sysctl file (absent without sysctls), with THP values the THP
+    unit, and with a CPU governor or clocksource (``cpu_clock``) their unit (``*_text``: the rendered templates)."""
     files = [{'path': sysctl_file, 'state': 'present' if sysctl else 'absent', 'content': sysctl_text}]
     if thp:
         files.append({'path': thp_unit_path, 'content': thp_text})
+    if cpu_clock:
+        files.append({'path': cpu_unit_path, 'content': cpu_text})
     return files
 
 
@@ -149,15 +152,37 @@ def _thp_unit_found(thp_unit_path, found_files, thp_old):
     return thp_unit_path in [f.get('path') for f in found_files]
 
 
-def kernel_steps(before, options, written=None, checked=None, found_files=None, thp_old=None, check_mode=False):
+# the drift lines of the CPU governor and the clocksource (module_utils/kernel_settings.py), set by their own unit
+CPU_CLOCK_DRIFT = '^(cpu_governor|clocksource): '
+
+
+def _cpu_clock_steps(before, options, changed_paths, found_files, cpu_old, check_mode):
+    """The steps of the CPU governor and clocksource unit (as those of the THP unit): enable, run it now when it was
+    written or a live value differs, look for and remove an earlier one when neither is set."""
+    cpu_clock, path = options.get('cpu_clock') or {}, options.get('cpu_unit_path')
+    written = bool(path) and path in changed_paths
+    drift = any(re.match(CPU_CLOCK_DRIFT, d) for d in before.get('drift') or [])
+    steps = {'cpu_written': written,
+             'cpu_unit': (bool(cpu_clock) and not (check_mode and written)
+                          and (written or drift or not before.get('cpu_unit_enabled', False))),
+             'look_old_cpu_unit': not cpu_clock and bool(path) and found_files is None,
+             'remove_old_cpu_unit': not cpu_clock and bool(path) and _thp_unit_found(path, found_files, cpu_old)}
+    if written or drift:
+        steps['cpu_state'] = 'restarted'
+    return steps
+
+
+def kernel_steps(before, options, written=None, checked=None, found_files=None, thp_old=None, check_mode=False,
+                 cpu_old=None):
     """The kernel role's steps after its read ``before`` (kernel_before: drift, conflicts, thp_unit_enabled) and the
-    registered ``written`` (the file write), ``checked`` (the check after, None before it ran), ``thp_old`` (the stat
-    of an earlier unit). ``options``: {sysctl, thp, sysctl_file, thp_unit_path, tuned_override}."""
+    registered ``written`` (the file write), ``checked`` (the check after, None before it ran), ``thp_old`` and
+    ``cpu_old`` (the stats of earlier units). ``options``: {sysctl, thp, sysctl_file, thp_unit_path, tuned_override},
+    optionally cpu_clock and cpu_unit_path (the CPU governor and clocksource unit)."""
     drift = before.get('drift') or []
     changed_paths = (written or {}).get('changed_paths') or []
     thp_written = options['thp_unit_path'] in changed_paths
     thp_drift = any(re.match('^THP ', d) for d in drift)
-    sysctl_drift = any(not re.match('^THP ', d) for d in drift)
+    sysctl_drift = any(not re.match('^THP ', d) and not re.match(CPU_CLOCK_DRIFT, d) for d in drift)
     steps = {
         'load_sysctl': bool(options['sysctl']) and (options['sysctl_file'] in changed_paths or sysctl_drift),
         'thp_written': thp_written,
@@ -170,6 +195,7 @@ def kernel_steps(before, options, written=None, checked=None, found_files=None, 
     }
     if thp_written or thp_drift:
         steps['thp_state'] = 'restarted'
+    steps.update(_cpu_clock_steps(before, options, changed_paths, found_files, cpu_old, check_mode))
     results = before if checked is None or skipped_test(checked) else checked
     # with the tuned override, a tuned conflict is the override profile's to resolve
     resolved = 'tuned profile' if to_bool(options['tuned_override']) else '^$'

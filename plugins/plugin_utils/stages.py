@@ -132,11 +132,16 @@ def block_tuning_calls(inputs):
 
 
 def kernel_calls(inputs):
-    """The kernel role's read before its writes (kernel_settings, mode report; the THP unit when THP is set)."""
+    """The kernel role's read before its writes (kernel_settings, mode report; the THP unit when THP is set; the CPU
+    governor and clocksource and their unit when one is set, optional inputs ``cpu_clock`` and ``cpu_unit``)."""
     _need(inputs, 'sysctl', 'thp', 'sysctl_file', 'thp_unit')
     call = {'sysctl': inputs['sysctl'], 'thp': inputs['thp'], 'sysctl_file': inputs['sysctl_file'], 'mode': 'report'}
     if inputs['thp']:
         call['thp_unit'] = inputs['thp_unit']
+    if inputs.get('cpu_clock'):
+        _need(inputs, 'cpu_unit')
+        call['cpu_clock'] = inputs['cpu_clock']
+        call['cpu_unit'] = inputs['cpu_unit']
     return [call]
 
 

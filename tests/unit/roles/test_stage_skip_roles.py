@@ -101,9 +101,12 @@ def test_the_preflight_gets_the_very_options_each_role_calls_its_module_with(pla
     assert given['xfs'] != other['xfs_calls']
     block = context(block_tuning_devices=plan['block_tuning_devices'], block_tuning_facts=True)['block_tuning_calls']
     assert given['block_tuning'] == block and block[0]['facts'] is True and block[0]['tuned'] == 'fail'
-    kernel = context(kernel_sysctl=plan['kernel']['sysctl'], kernel_thp=plan['kernel']['thp'])['kernel_calls']
+    kernel = context(kernel_sysctl=plan['kernel']['sysctl'], kernel_thp=plan['kernel']['thp'],
+                     kernel_cpu_clock=plan['kernel']['cpu_clock'])['kernel_calls']
     assert given['kernel'] == kernel and kernel[0]['mode'] == 'report'
     assert ('thp_unit' in kernel[0]) == bool(plan['kernel']['thp'])
+    # the CPU governor and clocksource (issue 27) and their unit, only when the profile sets one
+    assert ('cpu_unit' in kernel[0]) == bool(plan['kernel']['cpu_clock'])
 
 
 def read_of(calls, in_sync=True, why=None):

@@ -14,6 +14,11 @@ import pytest
 
 SYSCTL_FILE = "/etc/sysctl.d/90-iotune-storage.conf"
 THP_UNIT = "iotune-storage-thp.service"
+CPU_UNIT = "iotune-storage-cpu-clock.service"
+CLOCKSOURCE = "/sys/devices/system/clocksource/clocksource0"
+# plugins/module_utils/rules.py CLOCKSOURCES
+CLOCKSOURCES = ("tsc", "kvm-clock", "xen", "hyperv_clocksource_tsc_page", "hyperv_clocksource_msr", "hpet", "acpi_pm",
+                "arch_sys_counter")
 THP = "/sys/kernel/mm/transparent_hugepage"
 # roles/profile/vars/profiles/cassandra.yml, section kernel
 CASSANDRA_SYSCTL = {"vm.swappiness": 1, "vm.zone_reclaim_mode": 0, "vm.max_map_count": 1048575, "fs.aio-max-nr": 1048576}
@@ -42,6 +47,17 @@ def _check(host, mode="fail"):
     except AnsibleException as e:
         return True, e.result
     # testinfra's ansible runner drops "failed" from some failed results; a successful run has no "msg"
+    return bool(result.get("failed")) or "msg" in result, result
+
+
+def _module(host, args):
+    """iotune.storage.kernel_settings with ``args`` (a dict): (failed, result)."""
+    from testinfra.modules.ansible import AnsibleException
+    try:
+        result = host.ansible("iotune.storage.kernel_settings", " ".join("%s='%s'" % (k, json.dumps(v) if isinstance(
+            v, dict) else v) for k, v in args.items()), check=False, become=True)
+    except AnsibleException as e:
+        return True, e.result
     return bool(result.get("failed")) or "msg" in result, result
 
 
@@ -197,3 +213,43 @@ def test_tag_kernel_enables_a_thp_unit_disabled_by_hand(host, subrun):
         assert subrun.stage_decisions(report)["kernel"].startswith("kernel_settings skipped"), subrun.stage_decisions(report)
     finally:
         host.run("systemctl enable %s" % THP_UNIT)
+
+
+# ----------------------------------------------------------------------------------------------
+# the CPU governor and clocksource (issue 27): the cassandra profile asks for the performance governor; the qemu (TCG)
+# guest has no cpufreq driver, so the run installs the unit, which skips it, and the check names it "not offered"
+
+
+def test_cpu_clock_unit_installed_enabled_and_ran_after_the_reboot(host):
+    unit = host.file("/etc/systemd/system/" + CPU_UNIT)
+    assert unit.exists and unit.mode == 0o644 and unit.user == "root"
+    assert "echo performance > " in unit.content_string and "scaling_available_governors" in unit.content_string
+    assert "current_clocksource" not in unit.content_string          # the profile sets no clocksource
+    assert host.run("systemctl is-enabled %s", CPU_UNIT).stdout.strip() == "enabled"
+    # a oneshot that ran at this boot and succeeded although nothing here offers the governor
+    assert host.run("systemctl is-active %s", CPU_UNIT).stdout.strip() == "active"
+    assert "cassandra.service" in host.check_output("systemctl show -p Before %s", CPU_UNIT)
+
+
+def test_the_lab_guest_offers_no_governor_and_the_check_says_so(host):
+    assert not host.file("/sys/devices/system/cpu/cpu0/cpufreq").exists
+    failed, result = _module(host, {"cpu_clock": {"cpu_governor": "performance"}, "mode": "fail"})
+    assert not failed, result
+    assert result["not_offered"] == ["cpu_governor"] and result["drift"] == [], result
+    assert any("cpu_governor performance: not offered by this host" in n for n in result["notes"]), result
+
+
+def test_clocksource_offered_is_compared_and_one_not_offered_is_skipped(host):
+    current = host.file(CLOCKSOURCE + "/current_clocksource").content_string.strip()
+    available = host.file(CLOCKSOURCE + "/available_clocksource").content_string.split()
+    print("clocksource %s, available %s" % (current, available))     # Debian 12 under qemu TCG: tsc/hpet/acpi_pm
+    failed, result = _module(host, {"cpu_clock": {"clocksource": current}, "mode": "fail"})
+    assert not failed and result["drift"] == [] and result["not_offered"] == [], result
+    other = [c for c in available if c != current and c in CLOCKSOURCES]
+    if other:    # offered but not current: drift (reported, mode report changes nothing)
+        failed, result = _module(host, {"cpu_clock": {"clocksource": other[0]}, "mode": "report"})
+        assert result["drift"] == ["clocksource: live %s, wanted %s" % (current, other[0])], result
+    absent = [c for c in CLOCKSOURCES if c not in available and c != current][0]       # xen on this guest
+    failed, result = _module(host, {"cpu_clock": {"clocksource": absent}, "mode": "fail"})
+    assert not failed and result["not_offered"] == ["clocksource"] and result["drift"] == [], result
+    assert host.file(CLOCKSOURCE + "/current_clocksource").content_string.strip() == current       # nothing set

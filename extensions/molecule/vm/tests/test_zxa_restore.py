@@ -29,6 +29,7 @@ SNAPSHOT = "/var/lib/iotune-storage/original-state.json"
 RULES_FILE = "/etc/udev/rules.d/66-iotune-storage.rules"
 SYSCTL_FILE = "/etc/sysctl.d/90-iotune-storage.conf"
 THP_UNIT = "iotune-storage-thp.service"
+CPU_UNIT = "iotune-storage-cpu-clock.service"
 MOUNTPOINT = "/var/lib/cassandra"
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 
@@ -71,7 +72,13 @@ def test_the_first_run_recorded_the_hand_set_values_and_no_later_run_overwrote_t
     assert recorded[0]["queue"]["read_ahead_kb"] == "512", recorded
     assert snapshot["sysctl"]["vm.swappiness"] == "30"
     assert snapshot["thp"]["enabled"] == "always"
-    assert snapshot["files"] == {RULES_FILE: None, SYSCTL_FILE: None, "/etc/systemd/system/" + THP_UNIT: None}
+    assert snapshot["files"] == {RULES_FILE: None, SYSCTL_FILE: None, "/etc/systemd/system/" + THP_UNIT: None,
+                                 "/etc/systemd/system/" + CPU_UNIT: None}
+    # the CPU governor and clocksource (issue 27): the qemu guest has no cpufreq (no governor recorded), and the
+    # clocksource it ran with before the first run
+    assert snapshot["cpu_clock"]["cpu_governor"] == {}, snapshot["cpu_clock"]
+    assert snapshot["cpu_clock"]["clocksource"] == host.check_output(
+        "cat /sys/devices/system/clocksource/clocksource0/current_clocksource"), snapshot["cpu_clock"]
     assert [d["selector"] for d in snapshot["created_later"]] == ["md_name=data"], snapshot["created_later"]
     # the converged host runs with the profile's values, not those
     assert live(host) != {"read_ahead_kb": "512", "swappiness": "30", "thp": "[always] madvise never"}
@@ -96,9 +103,10 @@ def test_restore_puts_the_values_back_live_and_leaves_the_data(host, subrun, sna
     now = live(host)
     assert now["read_ahead_kb"] == "512" and now["swappiness"] == "30", now
     assert now["thp"].startswith("[always]"), now
-    for path in (RULES_FILE, SYSCTL_FILE, "/etc/systemd/system/" + THP_UNIT):
+    for path in (RULES_FILE, SYSCTL_FILE, "/etc/systemd/system/" + THP_UNIT, "/etc/systemd/system/" + CPU_UNIT):
         assert not host.file(path).exists, path
     assert host.run("systemctl is-enabled %s", THP_UNIT).stdout.strip() != "enabled"
+    assert host.run("systemctl is-enabled %s", CPU_UNIT).stdout.strip() != "enabled"
     assert data_state(host) == data                                   # array, filesystem, fstab, holds: untouched
     assert host.file("/proc/sys/kernel/random/boot_id").content_string == boot_id     # no reboot
     # the snapshot stays (a later restore needs it)

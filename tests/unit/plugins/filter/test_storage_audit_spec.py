@@ -44,6 +44,8 @@ def test_the_audit_arguments_are_what_the_audit_role_passed_before():
     assert args == {
         'arrays': [{'name': 'data', 'devices': ARRAYS[0]['devices'], 'mountpoint': '/var/lib/cassandra'}],
         'tuning': plan['block_tuning_devices'], 'sysctl': plan['kernel']['sysctl'], 'thp': plan['kernel']['thp'],
+        # and the CPU governor and clocksource (issue 27)
+        'cpu_clock': {'cpu_governor': 'performance'},
         'rules_file': RULES, 'sysctl_file': SYSCTL_FILE, 'mdadm_conf': None, 'initramfs': True,
         # and whether fstrim.timer is read: the profile's discard policy (issue 27, mkfs and discard)
         'fstrim_timer': True,

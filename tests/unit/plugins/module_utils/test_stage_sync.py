@@ -267,3 +267,33 @@ def test_without_stages_the_preflight_imports_no_stage_code(host, monkeypatch, c
     assert rc == 0, result
     assert 'stages_in_sync' not in result
     assert not [n for n in sys.modules if n.endswith('module_utils.stage_sync')]
+
+
+CPU_UNIT = 'iotune-storage-cpu-clock.service'
+
+
+def with_cpu_clock(h, **cpu_clock):
+    given = stages(h)
+    given['kernel'] = [dict(given['kernel'][0], cpu_clock=cpu_clock, cpu_unit=CPU_UNIT)]
+    return given
+
+
+def test_a_setting_the_host_does_not_offer_is_in_sync(host):
+    """The fake host has no cpufreq (as the lab guest): the governor is skipped, not a reason to call the stage."""
+    host.on([SYSTEMCTL, 'is-enabled', CPU_UNIT], 0, 'enabled\n')
+    in_sync, read, why = check(host, with_cpu_clock(host, cpu_governor='performance'))
+    assert 'kernel' in in_sync and why == {}
+    assert read['kernel']['results'][0]['not_offered'] == ['cpu_governor']
+
+
+def test_the_cpu_clock_unit_disabled_or_a_governor_drifted(host):
+    host.on([SYSTEMCTL, 'is-enabled', CPU_UNIT], 1, 'disabled\n')
+    assert not_in_sync(host, 'kernel', with_cpu_clock(host, cpu_governor='performance')) == '%s is not enabled' % CPU_UNIT
+    host.on([SYSTEMCTL, 'is-enabled', CPU_UNIT], 0, 'enabled\n')
+    for number in (0, 1):
+        host.kernel.write('sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor' % number, 'schedutil\n')
+        host.kernel.write('sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_governors' % number,
+                          'performance schedutil\n')
+    assert not_in_sync(host, 'kernel', with_cpu_clock(host, cpu_governor='performance')) == (
+        'cpu_governor: live cpu0 schedutil, cpu1 schedutil, wanted performance')
+    assert 'kernel' in check(host, with_cpu_clock(host, cpu_governor='schedutil'))[0]      # negative control

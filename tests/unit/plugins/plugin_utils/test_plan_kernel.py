@@ -116,7 +116,7 @@ def test_custom_leaves_the_kernel_alone_unless_asked():
 
 
 def test_no_kernel_section_means_nothing_to_do():
-    assert validate_kernel('old', None, None) == {'thp': {}, 'sysctl': {}, 'mongodb_version': None}
+    assert validate_kernel('old', None, None) == {'thp': {}, 'sysctl': {}, 'mongodb_version': None, 'cpu_clock': {}}
 
 
 # --- validation -----------------------------------------------------------------------------------

@@ -32,7 +32,6 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
-from ansible_collections.iotune.storage.plugins.module_utils import restart_record
 from ansible_collections.iotune.storage.plugins.module_utils import rules
 from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.module_utils import systemd_show
@@ -549,7 +548,6 @@ class OriginalState:
         self.apply_files(plan['files'])
         self.apply_values(plan)
         self.apply_timer(plan['fstrim_timer'])
-        self.record_restarts(plan['limits'])
         self.host.rescan()
         after = restore_plan(snapshot, self.live_state(snapshot, names, paths))
         left = [i for kind in ('files', 'queue', 'sysctl', 'thp') for i in after[kind]]
@@ -611,7 +609,9 @@ class OriginalState:
         return state
 
     def limits_messages(self, limits):
-        """One line per unit whose limits drop-in the restore removes (result ``limits``)."""
+        """One line per unit whose limits drop-in the restore removes (result ``limits``). Not written to the record of
+        restarts owed (restart_record.py): that record is judged by the unit's invocation only, so a tune run that
+        writes the drop-in again would leave an entry owing a restart nobody needs (the process kept those limits)."""
         self.result['limits'] = ['%s: its limits drop-in %s (%s) %s; the running process keeps them, the unit gets '
                                  'its own limits back at its next restart' % (
                                      item['unit'], item['path'], ', '.join('%s=%s' % kv for kv in
@@ -623,29 +623,6 @@ class OriginalState:
         if timer['commands'] and self.systemctl:
             for verb in timer['commands']:
                 self.command([self.systemctl, verb, FSTRIM_TIMER])
-
-    def record_restarts(self, limits):
-        """The units whose limits drop-in went owe a restart (module_utils/restart_record.py, the record the audit and
-        the metrics read): one entry per running unit, kept until it runs another process. A failure here is a
-        warning: the restore itself is done."""
-        units = sorted(set(item['unit'] for item in limits))
-        if not units or not self.systemctl:
-            return
-        path = host_path(self.root, restart_record.PATH)
-        try:
-            found, error = restart_record.read(path)
-            if error:
-                raise restart_record.RestartRecordError(error)
-            states = restart_record.unit_states(self.run, units)
-            reasons = [{'unit': unit, 'reasons': ['limits drop-in removed by the restore (iotune_restore)']}
-                       for unit in units]
-            moment = time.strftime('%Y-%m-%dT%H:%M:%S+00:00', time.gmtime(self.now))
-            record = restart_record.merged(found, reasons, states, moment)
-            if record != found and (found is not None or record['pending']):
-                restart_record.write_atomic(path, restart_record.text_of(record))
-        except (restart_record.RestartRecordError, IOError, OSError) as e:
-            self.warnings.append('the restarts owed for the removed limits drop-ins were not recorded in %s: %s'
-                                 % (restart_record.PATH, e))
 
     def apply_values(self, plan):
         failures = []

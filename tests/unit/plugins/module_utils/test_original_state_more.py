@@ -2,9 +2,9 @@
 # Copyright (c) 2026 iotune.storage contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The original state, continued (issue 29): the restore removes the limits drop-ins (and records the restarts they
-owe), puts fstrim.timer back only when the snapshot says it was not enabled, and the values first planned after the
-snapshot are recorded once as additions."""
+"""The original state, continued (issue 29): the restore removes the limits drop-ins (naming the restart each unit
+needs, not recorded in the record of restarts owed) and puts fstrim.timer back only when the snapshot says it was not
+enabled."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ UNIT_SHOW = restart_record.show_argv(['cassandra.service'])
 class Systemd(object):
     """systemctl as far as these tests need it: fstrim.timer's state (changed by disable/stop) and cassandra's."""
 
-    def __init__(self, enabled='disabled', active='inactive', cassandra_active=True, fail_show=False):
+    def __init__(self, enabled='disabled', active='inactive', fail_show=False):
         self.timer = {'UnitFileState': enabled, 'ActiveState': active}
-        self.cassandra_active = cassandra_active
+        self.cassandra_active = True
         self.fail_show = fail_show
         self.calls = []
 
@@ -138,7 +138,7 @@ def test_a_timer_state_not_read_then_is_left(tmp_path):
 # --- limits drop-ins ----------------------------------------------------------------------------------------------
 
 
-def test_restore_removes_the_limits_dropins_reloads_and_records_the_restart(tmp_path):
+def test_restore_removes_the_limits_dropins_reloads_and_names_the_restart(tmp_path):
     systemd = Systemd('enabled', 'active')
     host, path = recorded_then_tuned(tmp_path, systemd)
     check = call(host, path, systemd, state='restored', check_mode=True).call()
@@ -154,19 +154,9 @@ def test_restore_removes_the_limits_dropins_reloads_and_records_the_restart(tmp_
     assert os.path.exists(os.path.join(host.root, HOLD.lstrip('/')))
     assert ['systemctl', 'daemon-reload'] in systemd.calls
     assert 'is removed' in result['limits'][0]
-    record, error = restart_record.read(os.path.join(host.root, restart_record.PATH.lstrip('/')))
-    assert error is None and record['pending'] == [{
-        'unit': 'cassandra.service', 'invocation_id': 'abc', 'since': '2026-03-01T10:00:00+00:00',
-        'reasons': ['limits drop-in removed by the restore (iotune_restore)']}]
-
-
-def test_a_unit_that_does_not_run_owes_no_restart(tmp_path):
-    # negative control: its next start reads no drop-in; nothing is recorded
-    systemd = Systemd('enabled', 'active', cassandra_active=False)
-    host, path = recorded_then_tuned(tmp_path, systemd)
-    call(host, path, systemd, state='restored').call()
+    # not kept in the record of restarts owed (a later tune run writing the drop-in again would leave it stale)
     assert not os.path.exists(os.path.join(host.root, restart_record.PATH.lstrip('/')))
-    assert not os.path.exists(os.path.join(host.root, DROPIN.lstrip('/')))
+    assert UNIT_SHOW not in systemd.calls
 
 
 def test_without_dropins_no_reload_for_them(tmp_path):
@@ -174,4 +164,5 @@ def test_without_dropins_no_reload_for_them(tmp_path):
     host, path = recorded_then_tuned(tmp_path, systemd, limits=False)
     result = call(host, path, systemd, state='restored').call()
     assert result['limits'] == [] and result['restore']['limits'] == []
-    assert UNIT_SHOW not in systemd.calls
+    # negative control of the reload: nothing of kind unit or dropin was removed here but the THP unit
+    assert [f['kind'] for f in result['restore']['files']].count('dropin') == 0

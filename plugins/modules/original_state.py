@@ -35,8 +35,8 @@ description:
     and the services' mount holds are not touched. A second restore changes nothing.
   - The restore also removes the services' limits drop-ins (C(/etc/systemd/system/UNIT.d/iotune-storage-limits.conf))
     and reloads systemd; a running unit keeps the limits until its next restart, which is named per unit
-    (RV(limits)). It is not written to the record of restarts owed: a later tune run that writes the drop-in again
-    would leave an entry owing a restart nobody needs.
+    (RV(limits)). It is not written to the record of restarts owed (a later tune run that writes the drop-in again
+    would leave an entry owing a restart nobody needs).
   - C(fstrim.timer) is disabled and stopped again only when the snapshot says it was not enabled (not active) before
     the first change; a snapshot without that record (an earlier release) leaves it, and says why.
   - A restore refuses, before any change, while tuned runs one of the collection's override profiles.

@@ -116,7 +116,7 @@ options:
     description:
       - The snapshot of the host's original state (M(iotune.storage.original_state)), read with the other files of
         this call and shown (whether one is recorded, when, by which version, how many values per kind), never
-        compared: it is not drift. A missing file is no snapshot; an unreadable one is a note.
+        compared (it is not drift). A missing file is no snapshot; an unreadable one is a note.
     type: path
     default: /var/lib/iotune-storage/original-state.json
 notes:

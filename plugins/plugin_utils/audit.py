@@ -141,7 +141,7 @@ def original_state_words(held):
         return 'none recorded (%s)' % held.get('path')
     counts = ', '.join('%d %s' % (n, kind) for kind, n in sorted((held.get('counts') or {}).items()))
     return 'recorded %s by %s (%s) in %s' % (held.get('recorded_at'), held.get('version'), counts or 'no values',
-                                              held.get('path'))
+                                             held.get('path'))
 
 
 def readahead_histogram(doc):

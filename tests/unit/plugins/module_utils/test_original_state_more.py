@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 
-import pytest
-
 from ansible_collections.iotune.storage.plugins.module_utils import original_state as orig
 from ansible_collections.iotune.storage.plugins.module_utils import restart_record
 from ansible_collections.iotune.storage.tests.unit.plugins.module_utils.test_original_state import (

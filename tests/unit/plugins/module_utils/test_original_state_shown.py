@@ -33,11 +33,11 @@ SNAPSHOT = {'format': 1, 'collection': 'iotune.storage', 'version': '0.1.0', 're
             'fstrim_timer': {'enabled': 'disabled', 'active': 'inactive', 'error': None}}
 
 
-def put(h, snapshot=SNAPSHOT, text=None):
+def put(h, snapshot=None, text=None):
     path = os.path.join(h.root, orig.PATH.lstrip('/'))
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, 'w') as f:
-        f.write(text if text is not None else json.dumps(snapshot))
+        f.write(text if text is not None else json.dumps(snapshot or SNAPSHOT))
     return path
 
 

@@ -92,7 +92,11 @@ def _original_state_lines(report, check_mode):
                 path, held.get('recorded_at'), 'would restore' if check_mode else 'restored', len(plan.get('files') or []),
                 len(plan.get('queue') or []), len(plan.get('sysctl') or []), len(plan.get('thp') or []))
         gone = ', '.join(str(g.get('identity')) for g in plan.get('gone') or [])
-        return [line + ('; not on the host any more: %s' % gone if gone else '')]
+        timer = plan.get('fstrim_timer') or {}
+        timer_line = ['fstrim.timer: %s (%s)' % (' and '.join(timer['commands']) if timer.get('commands') else 'left',
+                                                 timer.get('why'))] if timer.get('why') else []
+        return [line + ('; not on the host any more: %s' % gone if gone else '')] + list(
+            restored.get('limits') or []) + timer_line
     if isinstance(recorded, dict) and isinstance(recorded.get('original_state'), dict):
         held = recorded['original_state']
         if recorded.get('recorded'):

@@ -16,8 +16,11 @@ through host.BlockHost and the existing readers.
 
 from __future__ import annotations
 
+import calendar
 import fnmatch
+import json
 import os
+import time
 import re
 
 from ansible_collections.iotune.storage.plugins.module_utils import (
@@ -299,6 +302,46 @@ def tuned_facts(host, expected):
 
 
 FSTRIM_TIMER = 'fstrim.timer'
+# the snapshot of the host's original state (module_utils/original_state.py's PATH; a unit test keeps them equal: this
+# file is part of the metrics collector, which carries no Ansible import, so it reads the JSON itself)
+ORIGINAL_STATE = '/var/lib/iotune-storage/original-state.json'
+_SNAPSHOT_META = ('format', 'collection', 'version', 'recorded_at', 'kernel', 'tuned_before')
+
+
+def original_state_facts(host, path=ORIGINAL_STATE):
+    """What the snapshot of the host's original state holds, in short (never drift): {path, recorded, error,
+    recorded_at, timestamp, version, counts} with ``counts`` the values recorded per kind (``queue`` the queue values of
+    all devices; any other key of the file, such as one a later release adds, counted by its entries). Read with the
+    other files of this call (no command)."""
+    out = {'path': path, 'recorded': False, 'error': None, 'recorded_at': None, 'timestamp': None, 'version': None,
+           'counts': {}}
+    full = host.path(path)
+    text = files.read_text(full)
+    if text is None:
+        if os.path.lexists(full):
+            out['error'] = 'cannot read %s' % path
+        return out
+    try:
+        snapshot = json.loads(text)
+    except ValueError as e:
+        snapshot, out['error'] = None, '%s is not JSON: %s' % (path, e)
+    if not isinstance(snapshot, dict):
+        out['error'] = out['error'] or '%s is not a snapshot of this collection' % path
+        return out
+    out.update(recorded=True, recorded_at=snapshot.get('recorded_at'), version=snapshot.get('version'))
+    try:
+        out['timestamp'] = calendar.timegm(time.strptime(str(snapshot.get('recorded_at')), '%Y-%m-%dT%H:%M:%SZ'))
+    except ValueError:
+        pass
+    counts = out['counts']
+    for key, value in sorted(snapshot.items()):
+        if key in _SNAPSHOT_META:
+            continue
+        if key == 'devices' and isinstance(value, list):
+            counts['queue'] = sum(len(d.get('queue') or {}) for d in value if isinstance(d, dict))
+        if isinstance(value, (dict, list)):
+            counts[key] = 1 if key == 'fstrim_timer' else len(value)
+    return out
 
 
 def fstrim_timer_facts(run_command):
@@ -310,7 +353,8 @@ def fstrim_timer_facts(run_command):
 
 def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab', sysctl=None, thp=None,
            sysctl_file='/etc/sysctl.d/90-iotune-storage.conf', page_kb=4, loadable=(), read_initramfs=None,
-           read_restarts=None, limits=None, run_command=None, fstrim_timer=False, cpu_clock=None):
+           read_restarts=None, limits=None, run_command=None, fstrim_timer=False, cpu_clock=None,
+           original_state=ORIGINAL_STATE):
     """Everything the controller's comparison needs, as one dict (schema SCHEMA_VERSION).
 
     ``read_initramfs``: a callable returning {'checked', 'image', 'lines', 'error'} about the ARRAY lines in
@@ -321,6 +365,7 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     what systemd reports for each unit (service_limits.gather: one systemctl show). None or {}: not read.
     ``fstrim_timer``: read the state of fstrim.timer (a plan with a discard policy); else it is None (not read).
     ``cpu_clock``: the planned CPU governor and clocksource, read with the kernel settings (not offered: a note).
+    ``original_state``: the snapshot of the host's original state (original_state_facts); None: not read.
     """
     facts = {'schema_version': SCHEMA_VERSION, 'page_kb': page_kb, 'errors': []}
     fstab_text = files.read_text(host.path(fstab))
@@ -350,4 +395,5 @@ def gather(host, arrays, tuning, rules_file, conf_path=None, fstab='/etc/fstab',
     facts['limits'] = (service_limits.gather(lambda path: files.read_text(host.path(path)), run_command, limits)
                        if limits else None)
     facts['fstrim_timer'] = fstrim_timer_facts(run_command) if fstrim_timer else None
+    facts['original_state'] = original_state_facts(host, original_state) if original_state else None
     return facts

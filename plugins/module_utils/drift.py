@@ -429,8 +429,13 @@ def compare(facts, plan, host=None, unresolved=None):
     items.extend(_limits(plan, facts))
     items.extend(_restarts(facts))
     profile = (plan.get('profile') or {}).get('description')
+    # the snapshot of the host's original state is shown, never drift (an unreadable one is a note)
+    snapshot = facts.get('original_state')
+    if isinstance(snapshot, dict) and snapshot.get('error'):
+        notes.append('original state: %s' % snapshot['error'])
     return {'host': host, 'verdict': 'drift' if items else 'ok', 'profile': profile, 'items': items,
-            'notes': notes, 'arrays': arrays, 'devices': devices, 'observed': None, 'error': None}
+            'notes': notes, 'arrays': arrays, 'devices': devices, 'observed': None, 'error': None,
+            'original_state': snapshot}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ xfs_format.XfsFilesystem, device_safety):
   exactly as the mdadm_array module would, and its XFS must be there (it is never re-made; fstab is left as
   it is);
 - EVERY member is blank (no signature, zeros in the regions device_safety reads, nothing in use): the RAID0
-  is created with the same name, chunk, metadata and homehost, the XFS with the same label and stripe, the
+  is created with the same name, chunk, metadata and homehost, the XFS with the same label and stripe (and
+  ``mkfs.xfs -K`` when the profile's ``mkfs: {discard: false}``, the spec's ``mkfs_discard``), the
   mdadm.conf ARRAY line and the fstab UUID are rewritten (systemd reloaded, so that the mount unit follows),
   and the mount and the enabled services of the array get start jobs (their boot jobs may have timed out);
 - anything else (a member missing, carrying a signature or data, in use, sizes differ): it refuses, says why
@@ -53,7 +54,10 @@ SPEC_DIR = '/etc/iotune-storage/ephemeral'
 SPEC_REQUIRED = ('name', 'devices', 'chunk_kb', 'label', 'mountpoint', 'mount_options', 'conf_path')
 SPEC_DEFAULTS = {'metadata': '1.2', 'homehost': 'any', 'allow_single_device': False, 'owner': None,
                  'group': None, 'mode': None, 'fstab': '/etc/fstab', 'device_wait': 90, 'settle_timeout': 60,
-                 'mount_unit': None, 'services': [], 'members': None}
+                 'mount_unit': None, 'services': [], 'members': None,
+                 # the profile's mkfs.discard (docs/xfs.md "mkfs options"): false is mkfs.xfs -K, as xfs_filesystem
+                 # does; a spec an earlier release wrote lacks it (mkfs.xfs's own default: discard)
+                 'mkfs_discard': True}
 TOOLS = ('mdadm', 'mkfs.xfs', 'xfs_info', 'blkid', 'wipefs', 'udevadm', 'blockdev', 'systemctl', 'mount', 'umount')
 NOT_BLANK = ('The boot program never wipes anything: a member that is not blank is not a fresh instance-store '
              'disk. Nothing was written; the services of the array stay stopped. Look at the disks, then run '
@@ -195,7 +199,8 @@ class EphemeralArray:
         created = array_result['created']
         fs = XfsFilesystem({'device': md.md_device(self.name), 'label': self.spec['label'],
                             'su_kb': self.spec['chunk_kb'], 'sw': len(self.spec['devices']),
-                            'allow_data': False, 'allow_shared_disk': False},
+                            'allow_data': False, 'allow_shared_disk': False,
+                            'mkfs_discard': self.spec['mkfs_discard'] is not False},
                            self.view, self.run, self.bins, check_mode=self.check_mode or not created,
                            warn=self.log.warning)
         try:

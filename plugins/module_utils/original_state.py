@@ -33,6 +33,8 @@ from ansible_collections.iotune.storage.plugins.module_utils import block_tuning
 from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
 from ansible_collections.iotune.storage.plugins.module_utils import rules
+from ansible_collections.iotune.storage.plugins.module_utils import service_limits
+from ansible_collections.iotune.storage.plugins.module_utils import systemd_show
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon, short_name
 
 __metaclass__ = type
@@ -51,6 +53,10 @@ QUEUE_KEYS = tuple(key for key, dummy in bt.ATTR_ORDER)
 # tuned profiles the collection may have activated (udev_block_tuning's and kernel_settings' override profiles):
 # a restore refuses while one is active (tuned would put the values back; tuned-adm profile PARENT first)
 TUNED_OVERRIDES = ('iotune-storage', ks.TUNED_OVERRIDE)
+# util-linux's weekly fstrim timer: the discard policy fstrim_timer enables and starts it (xfs role); the snapshot
+# records whether it was enabled and active before (key FSTRIM_KEY; a snapshot an earlier release wrote lacks it)
+FSTRIM_TIMER = 'fstrim.timer'
+FSTRIM_KEY = 'fstrim_timer'
 _UNIT = re.compile(r'^/(etc|run)/systemd/system/[^/]+\.(service|timer)$')
 
 
@@ -178,12 +184,24 @@ def sysctl_names(given):
 
 def live(host, root, names, paths):
     """The live state a restore compares with: devices (scan_devices), sysctls ``names``, THP, the CPU governor per
-    CPU and the clocksource, files ``paths``."""
+    CPU and the clocksource, files ``paths``, the limits drop-ins of any unit (``dropins``: {path: content})."""
     return {'devices': scan_devices(host),
             'sysctl': dict((name, ks.read_sysctl(root, name)) for name in names),
             'thp': ks.read_thp(root),
             'cpu_clock': ks.read_cpu_clock(root),
-            'files': dict((path, read_file(root, path)) for path in paths)}
+            'files': dict((path, read_file(root, path)) for path in paths),
+            'dropins': limits_dropins(root)}
+
+
+def limits_dropins(root):
+    """{path: content} of the collection's limits drop-ins on the host (service_limits.GLOB, any unit)."""
+    found = {}
+    for full in sorted(glob.glob(host_path(root, glob.escape(service_limits.DIR).lstrip('/') + '/*.d/'
+                                           + service_limits.NAME))):
+        path = '/' + os.path.relpath(full, root).replace(os.sep, '/')
+        if service_limits.unit_of(path):
+            found[path] = fileutil.read_text(full)
+    return found
 
 
 def record(host, root, devices, sysctl, paths, now=None, version=COLLECTION_VERSION):
@@ -327,6 +345,8 @@ def restore_plan(snapshot, state):
     snapshot was recorded gets the readahead the kernel gives a new array. Pure: reads and writes nothing."""
     plan = {'files': _file_actions(snapshot.get('files') or {}, state['files']), 'queue': [], 'sysctl': [],
             'thp': [], 'cpu_clock': [], 'gone': [], 'created_later': []}
+    plan['limits'] = _dropin_actions(snapshot.get('files') or {}, state.get('dropins') or {}, plan['files'])
+    plan['fstrim_timer'] = fstrim_action(snapshot, state.get(FSTRIM_KEY))
     devices = snapshot.get('devices') or []
     matched, gone = match_devices(devices, state['devices'])
     for index in gone:
@@ -358,7 +378,8 @@ def restore_plan(snapshot, state):
         if want is not None and now is not None and now != want:
             plan['thp'].append({'key': key, 'now': now, 'restore': want})
     plan['cpu_clock'] = _cpu_clock_actions(snapshot.get('cpu_clock') or {}, state.get('cpu_clock') or {})
-    plan['changed'] = bool(plan['files'] or plan['queue'] or plan['sysctl'] or plan['thp'] or plan['cpu_clock'])
+    plan['changed'] = bool(plan['files'] or plan['queue'] or plan['sysctl'] or plan['thp'] or plan['cpu_clock']
+                           or plan['fstrim_timer']['commands'])
     return plan
 
 
@@ -374,6 +395,49 @@ def _cpu_clock_actions(recorded, now):
     if want is not None and now.get('clocksource') is not None and now['clocksource'] != want:
         actions.append({'key': 'clocksource', 'now': now['clocksource'], 'restore': want})
     return actions
+
+
+def _dropin_actions(recorded, dropins, file_actions):
+    """[{unit, path, settings}] of the collection's limits drop-ins to remove (any unit; a path the snapshot recorded
+    is its file actions' business), each added to ``file_actions`` as a removal of kind 'dropin'. The mount holds
+    (RequiresMountsFor=) in the same directories belong to the filesystem, which a restore keeps: not touched."""
+    found = []
+    for path in sorted(dropins):
+        if path in recorded:
+            continue
+        file_actions.append({'path': path, 'kind': 'dropin', 'action': 'remove', 'before': dropins[path],
+                             'after': None})
+        found.append({'unit': service_limits.unit_of(path), 'path': path,
+                      'settings': service_limits.settings_in(dropins[path])})
+    return found
+
+
+def fstrim_action(snapshot, now):
+    """What a restore does with fstrim.timer: {recorded, now, commands ([] or systemctl verbs), why}. It is disabled
+    (stopped) again only when the snapshot says it was not enabled (not active) before; a snapshot without the key (an
+    earlier release), a state that could not be read then or now, or a timer that was enabled leaves it."""
+    was = snapshot.get(FSTRIM_KEY)
+    out = {'recorded': was, 'now': now, 'commands': [], 'why': None}
+    if not isinstance(was, dict):
+        out['why'] = ('the snapshot was recorded before the collection recorded fstrim.timer\'s state (an earlier '
+                      'release): whether it was enabled then is unknown, so it is left as it is')
+    elif was.get('error') or was.get('enabled') is None:
+        out['why'] = 'its state could not be read when the snapshot was recorded (%s): left as it is' % (
+            was.get('error') or 'unknown')
+    elif was['enabled'] == 'not-found':
+        out['why'] = 'it did not exist when the snapshot was recorded: left as it is'
+    elif was['enabled'] in systemd_show.ENABLED_STATES:
+        out['why'] = 'it was enabled before the collection\'s first change: left enabled'
+    elif not isinstance(now, dict) or now.get('error') or now.get('enabled') is None:
+        out['why'] = 'its state now could not be read (%s): left as it is' % ((now or {}).get('error') or 'not read')
+    else:
+        if now['enabled'] in systemd_show.ENABLED_STATES:
+            out['commands'].append('disable')
+        if now.get('active') == 'active' and was.get('active') != 'active':
+            out['commands'].append('stop')
+        out['why'] = ('it was %s and %s before the collection\'s first change' % (was['enabled'], was.get('active'))
+                      if out['commands'] else 'it is as recorded')
+    return out
 
 
 def plan_lines(plan):
@@ -392,6 +456,12 @@ def plan_lines(plan):
     for item in plan.get('cpu_clock') or []:
         before.append('%s: %s' % (item['key'], item['now']))
         after.append('%s: %s' % (item['key'], item['restore']))
+    timer = plan.get('fstrim_timer') or {}
+    if timer.get('commands'):
+        before.append('%s: %s, %s' % (FSTRIM_TIMER, timer['now']['enabled'], timer['now']['active']))
+        after.append('%s: %s, %s' % (FSTRIM_TIMER, timer['recorded']['enabled'] if 'disable' in timer['commands']
+                                     else timer['now']['enabled'],
+                                     timer['recorded']['active'] if 'stop' in timer['commands'] else timer['now']['active']))
     return ''.join(line + '\n' for line in before), ''.join(line + '\n' for line in after)
 
 
@@ -458,6 +528,7 @@ class OriginalState:
             self.result.update(recorded=False, snapshot=existing, original_state=summary(path, existing))
             return self.result
         snapshot = record(self.host, self.root, self.p['devices'], self.p['sysctl'], self.p['files'], now=self.now)
+        snapshot[FSTRIM_KEY] = self.timer_state()
         if snapshot['tuned_before']:
             self.warnings.append('the collection\'s files were on this host before its original state was recorded '
                                  '(%s): the values recorded may be an earlier run\'s tuning, not the host\'s own'
@@ -483,7 +554,7 @@ class OriginalState:
         self.refuse_tuned()
         names = sorted(snapshot.get('sysctl') or {})
         paths = sorted(set(snapshot.get('files') or {}) | set(self.p['files']))
-        plan = restore_plan(snapshot, live(self.host, self.root, names, paths))
+        plan = restore_plan(snapshot, self.live_state(snapshot, names, paths))
         self.result.update(original_state=summary(path, snapshot), restore=plan, changed=plan['changed'],
                            diff=diffs(plan))
         for item in plan['gone']:
@@ -492,13 +563,16 @@ class OriginalState:
         for extra in sorted(set(self.p['files']) - set(snapshot.get('files') or {})):
             if read_file(self.root, extra) is not None:
                 self.warnings.append('%s is not in the snapshot (it was not recorded): left as it is' % extra)
+        self.limits_messages(plan['limits'])
         if self.check_mode or not plan['changed']:
             return self.result
         self.apply_files(plan['files'])
         self.apply_values(plan)
+        self.apply_timer(plan['fstrim_timer'])
         self.host.rescan()
-        after = restore_plan(snapshot, live(self.host, self.root, names, paths))
+        after = restore_plan(snapshot, self.live_state(snapshot, names, paths))
         left = [i for kind in ('files', 'queue', 'sysctl', 'thp', 'cpu_clock') for i in after[kind]]
+        left += ['%s %s' % (FSTRIM_TIMER, c) for c in after['fstrim_timer']['commands']]
         if left:
             raise OriginalStateError('values still differ from the snapshot after the restore: %s'
                                      % '; '.join(sorted(str(i) for i in left)), **self.result)
@@ -534,11 +608,42 @@ class OriginalState:
             except (IOError, OSError, KeyError) as e:
                 raise OriginalStateError('cannot restore %s: %s' % (item['path'], e), **self.result)
         kinds = set(item['kind'] for item in actions)
-        if 'unit' in kinds and self.systemctl:
+        if kinds & set(('unit', 'dropin')) and self.systemctl:
             self.command([self.systemctl, 'daemon-reload'])
         if 'udev' in kinds and self.udevadm:
             # before any value is set: a change event must not apply the removed rules again
             self.command([self.udevadm, 'control', '--reload'])
+
+    def timer_state(self):
+        """fstrim.timer's {enabled, active, error} (one systemctl show)."""
+        if not self.systemctl:
+            return {'enabled': None, 'active': None, 'error': 'systemctl is not installed'}
+        return systemd_show.timer_state(self.run, FSTRIM_TIMER, self.systemctl)
+
+    def live_state(self, snapshot, names, paths):
+        """live(), and fstrim.timer's state when the snapshot says it was not enabled (else it is never read)."""
+        state = live(self.host, self.root, names, paths)
+        was = snapshot.get(FSTRIM_KEY)
+        if isinstance(was, dict) and was.get('enabled') not in (None, 'not-found') + systemd_show.ENABLED_STATES \
+                and not was.get('error'):
+            state[FSTRIM_KEY] = self.timer_state()
+        return state
+
+    def limits_messages(self, limits):
+        """One line per unit whose limits drop-in the restore removes (result ``limits``). Not written to the record of
+        restarts owed (restart_record.py): that record is judged by the unit's invocation only, so a tune run that
+        writes the drop-in again would leave an entry owing a restart nobody needs (the process kept those limits)."""
+        self.result['limits'] = ['%s: its limits drop-in %s (%s) %s; the running process keeps them, the unit gets '
+                                 'its own limits back at its next restart' % (
+                                     item['unit'], item['path'], ', '.join('%s=%s' % kv for kv in
+                                                                           sorted(item['settings'].items())),
+                                     'would be removed' if self.check_mode else 'is removed')
+                                 for item in limits]
+
+    def apply_timer(self, timer):
+        if timer['commands'] and self.systemctl:
+            for verb in timer['commands']:
+                self.command([self.systemctl, verb, FSTRIM_TIMER])
 
     def apply_values(self, plan):
         failures = []

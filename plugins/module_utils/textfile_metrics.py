@@ -78,6 +78,9 @@ FAMILIES = (
     ('udev_rules_ok', 'Whether the udev rules file is there and is the one tune writes.'),
     ('initramfs_checked', 'Whether the ARRAY lines of the initramfs that boots next were compared (0: not asked '
                           'for, or the image could not be read).'),
+    ('original_state_recorded', 'Whether the snapshot of the host\'s original state (what it had before the '
+                                'collection\'s first change, docs/tune.md) is recorded; not drift.'),
+    ('original_state_timestamp_seconds', 'Unix time the snapshot of the host\'s original state was recorded.'),
 )
 # (queue attribute, live family, wanted family, multiplier to the base unit)
 QUEUE_GAUGES = (
@@ -233,6 +236,10 @@ def render(result, facts, now, duration, spec_mtime=None):
     _kernel(out, result, facts)
     out.add('udev_rules_ok', bool(rules.get('present') and rules.get('matches')))
     out.add('initramfs_checked', bool((facts.get('initramfs') or {}).get('checked')))
+    held = facts.get('original_state')
+    if isinstance(held, dict) and not held.get('error'):
+        out.add('original_state_recorded', bool(held.get('recorded')))
+        out.add('original_state_timestamp_seconds', held.get('timestamp'))
     return out.text()
 
 

@@ -20,7 +20,7 @@ description:
     O(devices) matches, the sysctls of the database vendors ask for (the only ones a profile may set) and O(sysctl),
     transparent huge pages (enabled, defrag, khugepaged max_ptes_none), the CPU frequency governor of each CPU with
     cpufreq and the current clocksource (C(cpu_clock)), the content, mode and owner of each of O(files) (or that it
-    was absent) and the collection's version.
+    was absent), whether C(fstrim.timer) was enabled and active (C(fstrim_timer)) and the collection's version.
   - Devices are recorded by stable identity (md UUID and name, WWN, cloud identity, serial, C(/dev/disk/by-id) links,
     only the keys no other device shares), never by kernel name; a planned md array that does not exist yet is
     listed as created later.
@@ -34,6 +34,12 @@ description:
     its identity (a kernel rename does not matter); a device that is gone is reported, not an error. A planned md
     array that was created later gets the readahead the kernel gives a new array. Arrays, filesystems, fstab lines
     and the services' mount holds are not touched. A second restore changes nothing.
+  - The restore also removes the services' limits drop-ins (C(/etc/systemd/system/UNIT.d/iotune-storage-limits.conf))
+    and reloads systemd; a running unit keeps the limits until its next restart, which is named per unit
+    (RV(limits)). It is not written to the record of restarts owed (a later tune run that writes the drop-in again
+    would leave an entry owing a restart nobody needs).
+  - C(fstrim.timer) is disabled and stopped again only when the snapshot says it was not enabled (not active) before
+    the first change; a snapshot without that record (an earlier release) leaves it, and says why.
   - A restore refuses, before any change, while tuned runs one of the collection's override profiles.
 author:
   - iotune.storage contributors (@iotune)
@@ -73,7 +79,8 @@ options:
     elements: path
     default: []
 notes:
-  - Runs C(systemctl disable) and C(systemctl daemon-reload) when a restore removes a unit, and C(udevadm control
+  - Runs C(systemctl show fstrim.timer) when it records; C(systemctl disable) and C(systemctl daemon-reload) when a
+    restore removes a unit or a drop-in, C(systemctl disable/stop fstrim.timer) as said above, and C(udevadm control
     --reload) when it removes or writes a udev rules file; writes sysfs and C(/proc/sys) only with O(state=restored).
 extends_documentation_fragment:
   - iotune.storage.attributes
@@ -143,12 +150,19 @@ original_state:
     V(present) when recorded)).
   returned: always
   type: dict
+limits:
+  description: With O(state=restored), one line per unit whose limits drop-in the restore removes (would remove).
+  returned: state is restored
+  type: list
+  elements: str
 restore:
   description:
     - With O(state=restored), the restore plan; C(files) (C(path), C(kind), C(action) V(remove) or V(write)),
       C(queue) (C(kname), C(identity), C(key), C(now), C(restore)), C(sysctl) and C(thp) (C(now), C(restore)),
       C(cpu_clock) (C(key) V(cpu_governor/cpuN) or V(clocksource), C(now), C(restore)), C(gone)
-      (recorded devices not on the host any more), C(created_later) (planned arrays made after the snapshot).
+      (recorded devices not on the host any more), C(created_later) (planned arrays made after the snapshot),
+      C(limits) (C(unit), C(path), C(settings) of each limits drop-in removed), C(fstrim_timer) (C(recorded),
+      C(now), C(commands) (V(disable), V(stop)), C(why)).
   returned: state is restored
   type: dict
 """

@@ -119,6 +119,13 @@ options:
         at the change) is reported; a missing file is no restart owed.
     type: path
     default: /var/lib/iotune-storage/pending-restarts.json
+  original_state:
+    description:
+      - The snapshot of the host's original state (M(iotune.storage.original_state)), read with the other files of
+        this call and shown (whether one is recorded, when, by which version, how many values per kind), never
+        compared (it is not drift). A missing file is no snapshot; an unreadable one is a note.
+    type: path
+    default: /var/lib/iotune-storage/original-state.json
 notes:
   - One module call per host. The P(iotune.storage.audit#role) role runs no other task on the host, except one
     read-only C(storage_preflight) call that resolves member selectors by cloud identity when the arrays use them.
@@ -195,7 +202,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import restart_record
-from ansible_collections.iotune.storage.plugins.module_utils.audit import gather, next_initramfs
+from ansible_collections.iotune.storage.plugins.module_utils.audit import ORIGINAL_STATE, gather, next_initramfs
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import loadable_schedulers
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 
@@ -223,6 +230,7 @@ def argument_spec():
         sysctl_file=dict(type='path', default='/etc/sysctl.d/90-iotune-storage.conf'),
         initramfs=dict(type='bool', default=True),
         restart_record=dict(type='path', default=restart_record.PATH),
+        original_state=dict(type='path', default=ORIGINAL_STATE),
     )
 
 
@@ -261,7 +269,8 @@ class Audit(object):
                       fstab=p['fstab'], sysctl=p['sysctl'], thp=p['thp'], sysctl_file=p['sysctl_file'],
                       page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs(),
                       read_restarts=self.restarts(), limits=p['limits'], run_command=self.module.run_command,
-                       fstrim_timer=p['fstrim_timer'], cpu_clock=p['cpu_clock'])
+                       fstrim_timer=p['fstrim_timer'], cpu_clock=p['cpu_clock'],
+                       original_state=p['original_state'])
 
 
 def main():

@@ -102,7 +102,46 @@ def fleet(entries, generated_at=None, run=None):
         counts[entry['verdict']] += 1
     counts['total'] = len(hosts)
     return {'schema': SCHEMA, 'schema_version': SCHEMA_VERSION, 'generated_at': generated_at, 'run': run or {},
-            'counts': counts, 'hosts': hosts}
+            'counts': counts, 'hosts': hosts, 'original_state': original_states(hosts)}
+
+
+def original_states(hosts):
+    """The snapshots of the hosts' original state, for one line of the reports: {'recorded': [hosts], 'none':
+    [hosts], 'unreadable': [hosts]} of the hosts the audit read (unreachable and error hosts are in none)."""
+    out = {'recorded': [], 'none': [], 'unreadable': []}
+    for host in hosts:
+        held = host.get('original_state')
+        if not isinstance(held, dict):
+            continue
+        out['unreadable' if held.get('error') else 'recorded' if held.get('recorded') else 'none'].append(host['host'])
+    return out
+
+
+def original_state_line(doc):
+    """``original state recorded on 2 of 3 host(s); none on db3`` (None when no host was read for it)."""
+    found = doc.get('original_state') or {}
+    read = sum(len(found.get(k) or []) for k in ('recorded', 'none', 'unreadable'))
+    if not read:
+        return None
+    line = 'original state recorded on %d of %d host(s)' % (len(found['recorded']), read)
+    if found['none']:
+        line += '; none on %s' % ', '.join(str(h) for h in found['none'])
+    if found['unreadable']:
+        line += '; unreadable on %s' % ', '.join(str(h) for h in found['unreadable'])
+    return line
+
+
+def original_state_words(held):
+    """A host's snapshot in words: ``recorded 2026-03-01T10:00:00Z by 0.1.0 (3 devices, 12 queue, ...) in PATH``."""
+    if not isinstance(held, dict):
+        return 'not read'
+    if held.get('error'):
+        return held['error']
+    if not held.get('recorded'):
+        return 'none recorded (%s)' % held.get('path')
+    counts = ', '.join('%d %s' % (n, kind) for kind, n in sorted((held.get('counts') or {}).items()))
+    return 'recorded %s by %s (%s) in %s' % (held.get('recorded_at'), held.get('version'), counts or 'no values',
+                                             held.get('path'))
 
 
 def readahead_histogram(doc):
@@ -167,8 +206,10 @@ def markdown(doc):
     c = doc['counts']
     out = ['# Storage audit', '',
            'Generated %s. %d host(s): %d ok, %d drift, %d unreachable, %d error.'
-           % (doc.get('generated_at') or '-', c['total'], c['ok'], c['drift'], c['unreachable'], c['error']), '',
-           '| Host | Verdict | Items | Arrays | Array readahead (KiB) | Observed reads |', '|---|---|---|---|---|---|']
+           % (doc.get('generated_at') or '-', c['total'], c['ok'], c['drift'], c['unreachable'], c['error']), '']
+    if original_state_line(doc):
+        out += [original_state_line(doc) + '.', '']
+    out += ['| Host | Verdict | Items | Arrays | Array readahead (KiB) | Observed reads |', '|---|---|---|---|---|---|']
     for host in doc['hosts']:
         arrays = ', '.join('%s %s' % (a['name'], a['state']) for a in host['arrays']) or '-'
         ra = ', '.join('%s' % a['read_ahead_kb'] for a in host['arrays'] if a.get('read_ahead_kb') is not None) or '-'
@@ -184,6 +225,8 @@ def markdown(doc):
             out.append('- **%s** %s: %s' % (item['area'], item['subject'], item['message']))
         for note in host['notes']:
             out.append('- note: %s' % note)
+        if host.get('original_state'):
+            out.append('- original state: %s' % original_state_words(host['original_state']))
         seen = host.get('observed')
         if seen:
             out.append('- observed for %s s: %s' % (observe.whole(seen['seconds']), observed_words(host)))
@@ -385,6 +428,7 @@ def html(doc):
         % (e(str(doc.get('generated_at') or '-')), e(doc['schema']), doc['schema_version']),
         '<p class="counts">%s</p>' % ''.join('<span class="v-%s" id="count-%s">%s: %d</span>' % (v, v, v, c[v])
                                              for v in VERDICTS),
+        '<p class="original-state">%s</p>' % e(original_state_line(doc)) if original_state_line(doc) else '',
         _drift_summary(doc),
         _chart(doc),
         '<p class="filter"><label><input type="checkbox" id="only-action"> only hosts that need action (%d of %d; '
@@ -430,6 +474,8 @@ def _host_details(host, open_drift):
                                       for i in host['items']) + '</ul>')
     if host['notes']:
         lines.append('<ul>' + ''.join('<li>note: %s</li>' % e(n) for n in host['notes']) + '</ul>')
+    if host.get('original_state'):
+        lines.append('<p>original state: %s</p>' % e(original_state_words(host['original_state'])))
     if host['devices']:
         lines.append(_devices_table(host['devices']))
     lines.append(_observed_html(host.get('observed')))
@@ -486,6 +532,8 @@ def summary(doc):
     c = doc['counts']
     lines = ['%d host(s): %d ok, %d drift, %d unreachable, %d error'
              % (c['total'], c['ok'], c['drift'], c['unreachable'], c['error'])]
+    if original_state_line(doc):
+        lines.append(original_state_line(doc))
     for host in doc['hosts']:
         if host['verdict'] != 'ok':
             what = '; '.join('%s %s' % (i['subject'], i['message']) for i in host['items']) or host.get('error') or ''

@@ -57,14 +57,19 @@ def spec(array, settings, mount_unit_of):
     """The JSON spec of one array, as the boot program reads it; ``settings``: metadata, homehost, device_timeout,
     conf_path and device_wait, the role's values for every array."""
     a = array
-    return {'name': a['name'], 'devices': a['devices'], 'chunk_kb': a['chunk_kb'], 'metadata': settings['metadata'],
-            'homehost': settings['homehost'], 'allow_single_device': a.get('allow_single_device', False),
-            'label': a['label'], 'mountpoint': a['mountpoint'],
-            'mount_options': fstab.line_options(a.get('mount_options'), settings['device_timeout']),
-            'owner': a.get('owner'), 'group': a.get('group'), 'mode': a.get('mode'),
-            'conf_path': settings['conf_path'], 'fstab': '/etc/fstab', 'device_wait': settings['device_wait'],
-            'mount_unit': mount_unit_of[a['mountpoint']], 'services': a.get('services', []),
-            'members': a.get('members')}
+    out = {'name': a['name'], 'devices': a['devices'], 'chunk_kb': a['chunk_kb'], 'metadata': settings['metadata'],
+           'homehost': settings['homehost'], 'allow_single_device': a.get('allow_single_device', False),
+           'label': a['label'], 'mountpoint': a['mountpoint'],
+           'mount_options': fstab.line_options(a.get('mount_options'), settings['device_timeout']),
+           'owner': a.get('owner'), 'group': a.get('group'), 'mode': a.get('mode'),
+           'conf_path': settings['conf_path'], 'fstab': '/etc/fstab', 'device_wait': settings['device_wait'],
+           'mount_unit': mount_unit_of[a['mountpoint']], 'services': a.get('services', []),
+           'members': a.get('members')}
+    if 'mkfs_discard' in a:
+        # the profile's mkfs.discard (false: mkfs.xfs -K at a re-creation); a profile that does not set it leaves the
+        # spec as an earlier release wrote it (the boot program's default: mkfs.xfs's own, discard)
+        out['mkfs_discard'] = a['mkfs_discard'] is not False
+    return out
 
 
 def files(arrays, layout_, lib_dir, spec_dir, settings, program, unit_texts):

@@ -1098,6 +1098,9 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
             members = given.get(e['name']) or []
             if any(cloud.is_selector(m) for m in members):
                 ephemeral[-1]['members'] = [cloud.parse_selector(m) if cloud.is_selector(m) else m for m in members]
+            if 'mkfs_discard' in fs:
+                # the boot re-creation makes the XFS with the profile's mkfs options too (mkfs.xfs -K)
+                ephemeral[-1]['mkfs_discard'] = fs['mkfs_discard']
     # the kernel role orders its THP unit before the services of every array
     kernel['services'] = sorted(set(unit for fs in xfs for unit in fs['services']))
     # each of them gets the profile's limits drop-in (the xfs role writes it with the mount holds)

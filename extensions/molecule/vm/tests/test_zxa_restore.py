@@ -32,6 +32,15 @@ THP_UNIT = "iotune-storage-thp.service"
 CPU_UNIT = "iotune-storage-cpu-clock.service"
 MOUNTPOINT = "/var/lib/cassandra"
 THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
+# the profile's limits drop-ins of the lab's two services (group_vars/all.yml: services cassandra, iotune-standin)
+LIMITS = "/etc/systemd/system/%s.d/iotune-storage-limits.conf"
+LIMITS_UNITS = ("cassandra.service", "iotune-standin.service")
+ENABLED = ("enabled", "enabled-runtime")
+
+
+def timer_state(host):
+    return (host.run("systemctl is-enabled fstrim.timer").stdout.strip(),
+            host.run("systemctl is-active fstrim.timer").stdout.strip())
 
 
 def first_disk(host):
@@ -48,7 +57,9 @@ def live(host):
 def data_state(host):
     return {"mount": host.check_output("findmnt -n -o SOURCE,FSTYPE %s", MOUNTPOINT),
             "fstab": host.check_output("grep ' %s ' /etc/fstab", MOUNTPOINT),
-            "holds": host.check_output("ls /etc/systemd/system/iotune-standin.service.d/ 2>/dev/null || true"),
+            # the mount hold stays; the limits drop-in beside it is the collection's tuning, which a restore removes
+            "holds": host.check_output("ls /etc/systemd/system/iotune-standin.service.d/ 2>/dev/null "
+                                       "| grep -v '^iotune-storage-limits.conf$' || true"),
             "sum": host.check_output("sha256sum %s/iotune-restore.dat | cut -d' ' -f1", MOUNTPOINT)}
 
 
@@ -80,6 +91,10 @@ def test_the_first_run_recorded_the_hand_set_values_and_no_later_run_overwrote_t
     assert snapshot["cpu_clock"]["clocksource"] == host.check_output(
         "cat /sys/devices/system/clocksource/clocksource0/current_clocksource"), snapshot["cpu_clock"]
     assert [d["selector"] for d in snapshot["created_later"]] == ["md_name=data"], snapshot["created_later"]
+    # fstrim.timer as it was before the discard policy enabled it (a snapshot of an earlier release lacks the key)
+    if "fstrim_timer" in snapshot:
+        assert snapshot["fstrim_timer"]["error"] is None, snapshot["fstrim_timer"]
+        assert snapshot["fstrim_timer"]["enabled"] in ENABLED + ("disabled", "static"), snapshot["fstrim_timer"]
     # the converged host runs with the profile's values, not those
     assert live(host) != {"read_ahead_kb": "512", "swappiness": "30", "thp": "[always] madvise never"}
 
@@ -92,14 +107,36 @@ def test_restore_in_check_mode_says_what_and_changes_nothing(host, subrun, snaps
                                     "fstab lines stay)")
     assert restored and restored[0]["changed"], restored
     assert (live(host), data_state(host), host.file(RULES_FILE).exists) == before
+    # the limits drop-ins it would remove, each unit named with its next restart; the drop-ins are still there
+    plan = restored[0]["restore"]
+    assert sorted(i["unit"] for i in plan["limits"]) == sorted(LIMITS_UNITS), plan["limits"]
+    assert all("next restart" in line for line in restored[0]["limits"]) and len(restored[0]["limits"]) == 2
+    for unit in LIMITS_UNITS:
+        assert host.file(LIMITS % unit).exists, unit
+    timer = plan["fstrim_timer"]
+    if "fstrim_timer" in snapshot and snapshot["fstrim_timer"]["enabled"] not in ENABLED:
+        assert "disable" in timer["commands"], timer
+    else:
+        assert timer["commands"] == [] and timer["why"], timer
 
 
 def test_restore_puts_the_values_back_live_and_leaves_the_data(host, subrun, snapshot):
     data = data_state(host)
     boot_id = host.file("/proc/sys/kernel/random/boot_id").content_string
+    timer_before = timer_state(host)
     rc, out, report = subrun.run({"iotune_restore": True})
     assert rc == 0, out[-4000:]
     assert subrun.changed(report) > 0
+    for unit in LIMITS_UNITS:
+        assert not host.file(LIMITS % unit).exists, unit
+        # systemd reloaded: it no longer lists the drop-in for the unit
+        assert "iotune-storage-limits.conf" not in host.check_output("systemctl show -p DropInPaths %s", unit)
+    if "fstrim_timer" in snapshot and snapshot["fstrim_timer"]["enabled"] not in ENABLED:
+        assert timer_state(host)[0] not in ENABLED, timer_state(host)
+        if snapshot["fstrim_timer"]["active"] != "active":
+            assert timer_state(host)[1] != "active", timer_state(host)
+    else:
+        assert timer_state(host) == timer_before                      # left, as the snapshot says
     now = live(host)
     assert now["read_ahead_kb"] == "512" and now["swappiness"] == "30", now
     assert now["thp"].startswith("[always]"), now
@@ -123,4 +160,8 @@ def test_a_tune_run_after_the_restore_tunes_again(host, subrun, snapshot):
     assert rc == 0 and subrun.changed(report) > 0, out[-4000:]
     assert host.file(RULES_FILE).exists and host.file(SYSCTL_FILE).exists
     assert live(host)["read_ahead_kb"] != "512"
+    for unit in LIMITS_UNITS:
+        assert host.file(LIMITS % unit).exists, unit
+    # the discard policy enabled the timer again (the tests after this one start from the converged host)
+    assert timer_state(host) == ("enabled", "active")
     assert json.loads(host.check_output("cat %s", SNAPSHOT)) == snapshot

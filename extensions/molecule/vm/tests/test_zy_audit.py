@@ -49,6 +49,20 @@ def test_tuned_host_audits_ok(audited):
     assert audited["after"] == audited["before"]
 
 
+def test_the_audit_shows_the_original_state_not_as_drift(audited):
+    """Recorded by the first run (test_zxa_restore.py checks its content); read in the same one call."""
+    doc = audited["doc"]
+    entry = doc["hosts"][0]
+    held = entry["original_state"]
+    assert held["recorded"] is True and held["error"] is None, held
+    assert held["path"] == "/var/lib/iotune-storage/original-state.json"
+    assert held["version"] and re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", held["recorded_at"]), held
+    assert held["counts"]["devices"] >= 1 and held["counts"]["sysctl"] >= 1 and held["counts"]["thp"] == 3, held
+    assert held["counts"]["files"] == 3, held
+    assert doc["original_state"] == {"recorded": [entry["host"]], "none": [], "unreadable": []}
+    assert entry["verdict"] == "ok" and not [n for n in entry["notes"] if n.startswith("original state")]
+
+
 def test_one_ssh_command_per_host(host, subrun, audited):
     selectors = host.ansible.get_variables()["lab_disks"][0]["bus"] == "nvme"   # group_vars/all.yml
     out = audited["out"]

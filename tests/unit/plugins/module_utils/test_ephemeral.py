@@ -130,6 +130,24 @@ def test_every_member_blank_recreates_array_filesystem_conf_and_fstab(host):
     assert '<6>array data: every member is blank' in out and 'filesystem created (UUID %s)' % XFS_UUID in out
 
 
+def test_the_profiles_mkfs_discard_false_recreates_the_filesystem_with_minus_k(host):
+    """mkfs: {discard: false} (the spec's mkfs_discard, as xfs_filesystem's option): mkfs.xfs -K at a re-creation."""
+    nodiscard = MKFS[:1] + ['-K'] + MKFS[1:]
+    host.on(CREATE, lambda argv: (running(host), (0, '', 'mdadm: array /dev/md/data started.\n'))[1])
+    host.on(nodiscard, lambda argv: (has_xfs(host), (0, 'meta-data=...', ''))[1])
+    rc, out = bring_back(host, spec(host, mkfs_discard=False))
+    assert rc == 0, out
+    assert host.ran(['/sbin/mkfs.xfs']) == [nodiscard]
+
+
+def test_a_spec_with_mkfs_discard_true_or_without_it_discards(host):
+    # negative control: only false adds -K (true, and a spec an earlier release wrote, keep mkfs.xfs's default)
+    blank_disks_create(host)
+    rc, out = bring_back(host, spec(host, mkfs_discard=True))
+    assert rc == 0, out
+    assert host.ran(['/sbin/mkfs.xfs']) == [MKFS]
+
+
 def test_a_member_with_a_filesystem_is_refused_and_nothing_is_written(host):
     blank_disks_create(host)
     host.on(['blkid', '-p', '-o', 'export', '/dev/vdd'], 0, 'UUID=5eed\nLABEL=probe\nTYPE=xfs\n')

@@ -32,6 +32,9 @@ def setup(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, 'BlockHost', lambda **kwargs: host.view())
     # the fake sysfs takes a scheduler or THP choice as the kernel does (bracketed in its list)
     monkeypatch.setattr(orig, 'write_value', kernel_write)
+    # fstrim.timer as Ubuntu ships it (enabled): recorded, and a restore leaves it
+    host.on(['/bin/systemctl', 'show', '--property=LoadState,UnitFileState,ActiveState', '--', 'fstrim.timer'], 0,
+            'LoadState=loaded\nUnitFileState=enabled\nActiveState=active\n')
     return host, kernel, str(tmp_path / 'state' / 'original-state.json')
 
 

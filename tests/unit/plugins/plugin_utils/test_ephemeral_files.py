@@ -157,3 +157,10 @@ def test_sync_refuses_states_without_a_path():
         ephemeral_sync([{'mode': '0644'}], layout([]), spec_dir=SPEC_DIR)
     with pytest.raises(AnsibleFilterError, match='result of ephemeral_layout'):
         ephemeral_sync([], {}, spec_dir=SPEC_DIR)
+
+
+def test_the_spec_carries_mkfs_discard_only_when_the_plan_sets_it():
+    assert json.loads(build([dict(DATA, mkfs_discard=False)])[1]['content'])['mkfs_discard'] is False
+    assert json.loads(build([dict(DATA, mkfs_discard=True)])[1]['content'])['mkfs_discard'] is True
+    # negative control: an entry without it writes the spec an earlier release wrote (no rewrite of its file)
+    assert 'mkfs_discard' not in json.loads(build([DATA])[1]['content'])

@@ -192,7 +192,7 @@ def test_ephemeral_arrays_are_planned_only_when_asked():
         'name': 'data', 'devices': ['/dev/disk/by-id/virtio-a', '/dev/disk/by-id/virtio-b'], 'chunk_kb': 256,
         'allow_single_device': False, 'label': 'data', 'mountpoint': '/var/lib/cassandra',
         'mount_options': ['noatime'], 'owner': 'cassandra', 'group': None, 'mode': '0750',
-        'services': ['cassandra.service']}]
+        'services': ['cassandra.service'], 'mkfs_discard': False}]     # cassandra's mkfs: {discard: false}
     assert 'members' not in plan['ephemeral_arrays'][0]     # plain paths: nothing to resolve at boot
     # the raid0 role sees the same array as without ephemeral, marked (no initramfs rebuild for its ARRAY line alone)
     plain = build_plan('cassandra', profile_data(), {}, arrays(chunk_kb=256))['raid0_arrays']

@@ -94,3 +94,13 @@ def test_the_docs_table_is_the_profiles():
         assert yaml.safe_load(by_class) == profile['discard_by_class']
         seen += 1
     assert seen == 4
+
+
+def test_the_ephemeral_array_carries_the_profiles_mkfs_discard():
+    """The boot re-creation of an instance-store array formats with the profile's mkfs options (mkfs.xfs -K)."""
+    ephemeral = [dict(ARRAYS[0], ephemeral=True)]
+    entry = build_plan('cassandra', profile_data('cassandra'), {}, ephemeral, mongodb_version='7.0')['ephemeral_arrays'][0]
+    assert entry['mkfs_discard'] is False
+    # negative control: a profile that sets no mkfs options leaves the entry as before (mkfs.xfs's own default)
+    custom = build_plan('custom', profile_data('custom'), CUSTOM, ephemeral, mongodb_version='7.0')['ephemeral_arrays'][0]
+    assert 'mkfs_discard' not in custom

@@ -119,3 +119,14 @@ def test_summary_restored():
         '0 THP value(s); not on the host any more: serial:b' % PATH]
     same = dict(restore, changed=False, files=[], queue=[], sysctl=[], gone=[])
     assert 'nothing to restore' in lines(restored={'restore': same, 'original_state': HELD})[0]
+
+
+def test_summary_restored_names_the_limits_and_the_timer():
+    restore = {'changed': True, 'files': [{}], 'queue': [], 'sysctl': [], 'thp': [], 'gone': [],
+               'fstrim_timer': {'commands': ['disable', 'stop'], 'why': 'it was disabled and inactive before'}}
+    limits = ['cassandra.service: its limits drop-in ... is removed; ... at its next restart']
+    out = lines(restored={'restore': restore, 'original_state': HELD, 'limits': limits})
+    assert out[1:] == limits + ['fstrim.timer: disable and stop (it was disabled and inactive before)']
+    # negative control: a restore result of the release before (no limits, no timer) gives the one line it gave
+    del restore['fstrim_timer']
+    assert len(lines(restored={'restore': restore, 'original_state': HELD})) == 1

@@ -319,7 +319,14 @@ def write_once(path, snapshot, replace=_link_no_clobber):
 
 
 def _file_actions(recorded, now):
+    """The writes and removals that bring the collection's files ``now`` ({path: read_file or None}) back to
+    ``recorded``. A file of the collection the snapshot does not name came with a later release than the snapshot's
+    (the snapshot records every file its release writes, before the first change): it did not exist then, and goes."""
     actions = []
+    for path in sorted(set(now) - set(recorded)):
+        if now[path] is not None:
+            actions.append({'path': path, 'kind': file_kind(path), 'action': 'remove',
+                            'before': now[path].get('content'), 'after': None})
     for path in sorted(recorded):
         was, have = recorded[path], now.get(path)
         if was is None:

@@ -430,3 +430,17 @@ def test_the_snapshot_is_recorded_on_a_host_whose_array_was_retired(tmp_path):
     assert result['recorded'] is True and result['snapshot']['devices'] == []
     plan = orig.restore_plan(result['snapshot'], orig.live(host.view(), host.root, [], FILES))
     assert plan['queue'] == [] and plan['gone'] == []
+
+
+def test_restore_plan_removes_a_file_of_the_collection_the_older_snapshot_does_not_name(tmp_path):
+    """A snapshot recorded by an earlier release lacks a file a later release writes (the CPU governor and clocksource
+    unit): it did not exist then, so the restore removes it; absent, it is no action (the negative control)."""
+    host, dummy, path = hand_changed(tmp_path)
+    with open(str(path)) as f:
+        snapshot = json.load(f)
+    del snapshot['files'][THP_UNIT]
+    plan = orig.restore_plan(snapshot, orig.live(host.view(), host.root, sorted(snapshot['sysctl']), FILES))
+    assert (THP_UNIT, 'remove', 'unit') in [(f['path'], f['action'], f['kind']) for f in plan['files']]
+    os.unlink(os.path.join(host.root, THP_UNIT.lstrip('/')))
+    plan = orig.restore_plan(snapshot, orig.live(host.view(), host.root, sorted(snapshot['sysctl']), FILES))
+    assert THP_UNIT not in [f['path'] for f in plan['files']]

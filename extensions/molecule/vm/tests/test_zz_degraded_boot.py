@@ -14,8 +14,9 @@ unplug, one ``iotune.storage.audit`` run names all four deviations, exits non-ze
 mdadm.conf are put back before the reboot, so the boot checks below see the converged configuration.
 
 On the NVMe runs the same boot also proves the ephemeral array's refusal (test_zya_ephemeral.py, step 3): its two
-instance-store disks zeroed and an XFS with a file put on one of them before the reboot. One boot with both kinds of
-broken storage: a boot under emulation is minutes, and each proof is its own test below.
+instance-store disks zeroed and an XFS with a file put on one of them before the reboot; and that the array
+test_zyb_retire.py retired is not assembled again (step 4 there). One boot with all of it: a boot under emulation is
+minutes, and each proof is its own test below.
 """
 import subprocess
 import time
@@ -37,6 +38,7 @@ from conftest import (
     wait_for_multi_user,
 )
 from test_zya_ephemeral import break_scratch, check_scratch_refused, instance_store_disks
+from test_zyb_retire import check_old_stays_retired
 
 MOUNTPOINT = "/var/lib/cassandra"
 LIMITS_DROPIN = "/etc/systemd/system/iotune-standin.service.d/iotune-storage-limits.conf"
@@ -116,10 +118,12 @@ def broken_boot(lab_disks, subrun, tmp_path_factory):
 
     instance_store = instance_store_disks()
     scratch = break_scratch(instance_store) if instance_store else None
+    # test_zyb_retire.py retired `old` on this entry: its <ignore> line is in mdadm.conf
+    retired = "ARRAY <ignore>" in lab_ssh("cat", AUDIT_CONF).stdout
 
     reboot_guest()
     wait_for_multi_user()
-    return {"member": member, "scratch": scratch}
+    return {"member": member, "scratch": scratch, "retired": retired}
 
 
 def test_boot_with_a_missing_member(broken_boot):
@@ -131,6 +135,12 @@ def test_boot_with_a_missing_member(broken_boot):
     assert len(line) == 1 and "nofail" in line[0] and line[0].startswith("UUID="), fstab
     assert lab_ssh("systemctl", "is-active", "iotune-standin.service", check=False).stdout.strip() != "active"
     assert lab_ssh("ls", "-A", MOUNTPOINT).stdout.strip() == ""
+
+
+def test_a_retired_array_is_not_assembled_again_by_the_boot(broken_boot):
+    if not broken_boot["retired"]:
+        pytest.skip("no array retired before this boot: test_zyb_retire.py runs on the dracut/NVMe entry")
+    check_old_stays_retired()
 
 
 def test_an_ephemeral_array_on_disks_with_a_filesystem_is_refused_and_left_untouched(broken_boot):

@@ -116,7 +116,7 @@ def _results():
             "guest": {"debian": "12.15", "kernel": "6.1.0", "fio": "fio-3.33", "mkfs": "mkfs.xfs version 6.1.0",
                       "mdadm": "mdadm - v4.2 - 2021-12-30"},
             "other_vms": ["dev-t"], "reps": 2, "seconds": 5, "host_blocks_start": 0, "host_blocks_end": 0,
-            "throttle": "lab: VM dev-r: ebs-gp3: 3000 IOPS", "mkfs": mkfs, "fio": fio}
+            "throttle": "lab: VM dev-r: ebs-gp3: 3000 IOPS on s1, s2", "mkfs": mkfs, "fio": fio}
 
 
 def test_the_section_has_the_ratios_the_commit_the_vm_and_the_load(bench, tmp_path):
@@ -132,6 +132,8 @@ def test_the_section_has_the_ratios_the_commit_the_vm_and_the_load(bench, tmp_pa
     assert "| sequential 4 KiB reads, QD 32, submitted 16 at a time | 2000 (2000-2000) | 1000 (1000-1000) | " \
            "**0.50x (0.50x-0.50x)** | 0 % / 0 % | 900 / 0 |" in text
     assert "| 4.0 KiB / 4.0 KiB | 700 / 1400 | 100 us / 100 us |" in text
+    assert "the disk model `ebs-gp3: 3000 IOPS` live" in text
+    assert "fio-3.33, mkfs.xfs version 6.1.0, mdadm v4.2." in text
     assert "members throttled: `ebs-gp3` | 900 (900-900) | 300 (300-300) | **0.33x (0.33x-0.33x)**" in text
     # rendered again: the section is replaced, not added twice, and what is around it stays
     out.write_text(text + "\nbelow\n")

@@ -232,7 +232,7 @@ ship-checks: tarball-check galaxy-import ee-check version-check changelog-previe
 
 # ---------------------------------------------------------------------------------------------
 # Lab and demo
-.PHONY: demo lab-image perf perf-smoke benchmark benchmark-converge clean
+.PHONY: demo lab-image perf perf-smoke benchmark benchmark-converge benchmark-storage-path clean
 lab-image: setup ## build (or reuse) the lab's Debian 12 base image
 	$(TOP)/tools/lab build
 
@@ -243,8 +243,8 @@ perf: setup ## benchmarks (not tests): facts module speed
 	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_readahead_facts.py --runs 20 --setup-cli
 
 # The benchmarks once, quickly, so that they cannot rot (run by `make units`): the facts and audit benchmarks
-# with one run each, the converge benchmark's table rendered from stored figures (tests/perf/fixtures/) into a
-# copy of docs/benchmarks.md (no fewer lines outside that section afterwards).
+# with one run each, the converge and storage path benchmarks' tables rendered from stored figures
+# (tests/perf/fixtures/) into copies of docs/benchmarks.md (nothing outside their sections changed afterwards).
 perf-smoke: venv tree ## the benchmarks once each, quickly (no VM): they still run
 	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_readahead_facts.py --runs 1
 	PYTHONPATH=$(COLL_ROOT) $(BIN)/python tests/perf/bench_audit_report.py --runs 1
@@ -255,9 +255,19 @@ perf-smoke: venv tree ## the benchmarks once each, quickly (no VM): they still r
 	# the rendering replaced its own section only: everything outside the markers is as in docs/benchmarks.md
 	diff <(sed '/bench_converge:begin/,/bench_converge:end/d' docs/benchmarks.md) \
 	  <(sed '/bench_converge:begin/,/bench_converge:end/d' $(BUILD)/perf-smoke-benchmarks.md)
+	# the same for the storage path benchmark (nomerges, mkfs -K), from a stored run of it
+	cp docs/benchmarks.md $(BUILD)/perf-smoke-storage-path.md
+	$(BIN)/python tools/bench_storage_path --vm none --render-only --results tests/perf/fixtures/bench-storage-path.json \
+	  --out $(BUILD)/perf-smoke-storage-path.md
+	grep -q '^### nomerges 0 vs 2 on the array and its members$$' $(BUILD)/perf-smoke-storage-path.md
+	diff <(sed '/bench_storage_path:begin/,/bench_storage_path:end/d' docs/benchmarks.md) \
+	  <(sed '/bench_storage_path:begin/,/bench_storage_path:end/d' $(BUILD)/perf-smoke-storage-path.md)
 
 benchmark: setup ## lab benchmark on throttled and unthrottled disks (tuned vs untuned, array vs members, field reports) -> docs/benchmarks.md
 	$(TOP)/tools/benchmark
+
+benchmark-storage-path: setup ## nomerges 0 vs 2 and mkfs.xfs with/without -K, A/B interleaved on a temporary RAID0 of two blank disks of a running lab VM (BENCH_VM=NAME BENCH_DISKS=9,10) -> docs/benchmarks.md
+	$(TOP)/tools/bench_storage_path --vm $(BENCH_VM) $(if $(BENCH_DISKS),--disks $(BENCH_DISKS))
 
 benchmark-converge: setup ## first converge + re-run time and ssh executions: before (BENCH_BASE), after, and the peer role (BENCH_VARIANTS=...,peer BENCH_PEER_ROLE=DIR), one VM at a time (BENCH_CONCURRENT=1: at once) -> docs/benchmarks.md
 	$(TOP)/tools/bench_converge $(if $(BENCH_CONCURRENT),--concurrent) $(if $(BENCH_BASE),--base $(BENCH_BASE)) $(if $(BENCH_VARIANTS),--variants $(BENCH_VARIANTS))

@@ -269,8 +269,8 @@ class Audit(object):
                       fstab=p['fstab'], sysctl=p['sysctl'], thp=p['thp'], sysctl_file=p['sysctl_file'],
                       page_kb=page_kb(), loadable=self.loadable(), read_initramfs=self.initramfs(),
                       read_restarts=self.restarts(), limits=p['limits'], run_command=self.module.run_command,
-                       fstrim_timer=p['fstrim_timer'], cpu_clock=p['cpu_clock'],
-                       original_state=p['original_state'])
+                      fstrim_timer=p['fstrim_timer'], cpu_clock=p['cpu_clock'],
+                      original_state=p['original_state'])
 
 
 def main():

@@ -189,10 +189,13 @@ def array_facts(host, entry, mountinfo, fstab_lines, devices=None):
         out.update(kname=kname, md=md, slaves=info['slaves'], md_devices=_md_devices(host, kname),
                    read_ahead_kb=info.get('read_ahead_kb'))
         out['running'] = md.get('array_state') not in (None, 'inactive', 'clear')
-        # the class and cloud class of each member as udev_block_tuning reads them (xfs.discard_class picks one)
+        # the class and cloud class of each member as udev_block_tuning reads them (xfs.discard_class picks one); a
+        # member the host does not have any more (unplugged while the array ran: md still lists it) takes no discard
+        # and has no class: the policy is the one of the members that are there
         for slave in info['slaves']:
-            dev = (devices or {}).get(slave) or {}
-            out['member_classes'][slave] = {'class': dev.get('class'), 'cloud_class': dev.get('cloud_class')}
+            dev = (devices or {}).get(slave)
+            if dev is not None:
+                out['member_classes'][slave] = {'class': dev.get('class'), 'cloud_class': dev.get('cloud_class')}
         env = parse_udev_db(read_text(os.path.join(host.udev_root, 'data', 'b' + (info['maj_min'] or ''))))
         out['fs_uuid'] = env.get('ID_FS_UUID')
         out['fs_type'] = env.get('ID_FS_TYPE')

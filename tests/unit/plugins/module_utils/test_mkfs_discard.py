@@ -11,6 +11,8 @@ module_utils only (no controller code): the plan's side is tests/unit/plugins/pl
 from __future__ import annotations
 
 import copy
+import os
+import shutil
 
 import pytest
 
@@ -274,3 +276,14 @@ def test_the_compared_plan_carries_the_policy():
     plain = copy.deepcopy(PLAN)
     del plain['xfs_filesystems'][0]['discard_by_class']
     assert 'discard_by_class' not in drift.compared_plan(plain)['xfs_filesystems'][0]
+
+
+def test_a_member_gone_from_the_host_leaves_the_policy_to_the_members_that_are_there(fake_host):
+    """A member unplugged while the array runs (md still lists it, the host has no such disk: the lab's degraded
+    boot test) takes no discard and has no class: the policy is the remaining members'. Before this, the unknown
+    class of the gone member made the policy None and the disabled timer went unreported."""
+    h = tuned_host(fake_host)
+    shutil.rmtree(os.path.join(h.root, 'sys/block/vdc'))
+    found = audited(h, timer='LoadState=loaded\nUnitFileState=disabled\nActiveState=inactive\n')
+    assert ('filesystem', 'fstrim.timer is disabled and inactive, the discard policy is fstrim_timer '
+                          '(vdb: virtual -> fstrim_timer)') in found, found

@@ -109,7 +109,9 @@ def device_openers(proc_root, dev, nodes=(), limit=20):
             link = os.path.join(fd_dir, fd)
             try:
                 target = os.readlink(link)
-                hit = target in nodes or _is_block(link, dev)
+                # stat only what names a device node: a descriptor of a file on a hung network mount would block
+                # the stat (and a host has many more files open than devices)
+                hit = target in nodes or (target.startswith('/dev/') and _is_block(link, dev))
             except OSError:
                 continue
             if hit:

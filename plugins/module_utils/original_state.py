@@ -318,13 +318,21 @@ def write_once(path, snapshot, replace=_link_no_clobber):
 # the restore plan (pure)
 
 
+def written_by_the_collection(content):
+    """Does a file's text carry the header the collection writes in its first lines ("Managed by Ansible
+    (iotune.storage.ROLE)" or "{{ ansible_managed }} (iotune.storage.ROLE)")? A path set by the user to a file of
+    their own does not, and a restore never removes such a file it has no record of."""
+    return '(iotune.storage.' in '\n'.join((content or '').splitlines()[:3])
+
+
 def _file_actions(recorded, now):
     """The writes and removals that bring the collection's files ``now`` ({path: read_file or None}) back to
     ``recorded``. A file of the collection the snapshot does not name came with a later release than the snapshot's
-    (the snapshot records every file its release writes, before the first change): it did not exist then, and goes."""
+    (the snapshot records every file its release writes, before the first change): it did not exist then, and goes
+    when it carries the collection's header (written_by_the_collection)."""
     actions = []
     for path in sorted(set(now) - set(recorded)):
-        if now[path] is not None:
+        if now[path] is not None and written_by_the_collection(now[path].get('content')):
             actions.append({'path': path, 'kind': file_kind(path), 'action': 'remove',
                             'before': now[path].get('content'), 'after': None})
     for path in sorted(recorded):
@@ -567,9 +575,11 @@ class OriginalState:
         for item in plan['gone']:
             self.warnings.append('%s (was %s) is not on this host any more: its recorded values are not restored'
                                  % (item['identity'], item['kname']))
-        for extra in sorted(set(self.p['files']) - set(snapshot.get('files') or {})):
+        removed = set(f['path'] for f in plan['files'] if f['action'] == 'remove')
+        for extra in sorted(set(self.p['files']) - set(snapshot.get('files') or {}) - removed):
             if read_file(self.root, extra) is not None:
-                self.warnings.append('%s is not in the snapshot (it was not recorded): left as it is' % extra)
+                self.warnings.append('%s is not in the snapshot (it was not recorded) and does not carry the '
+                                     'collection\'s header: left as it is' % extra)
         self.limits_messages(plan['limits'])
         if self.check_mode or not plan['changed']:
             return self.result

@@ -55,6 +55,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.module_utils import systemd_show
+from ansible_collections.iotune.storage.plugins.module_utils.ephemeral import SPEC_DIR as EPHEMERAL_SPEC_DIR
 from ansible_collections.iotune.storage.plugins.module_utils.io_observe import unit_name
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon, short_name
 
@@ -193,6 +194,15 @@ class ArrayRetire:
             found['members'] = self.superblock_members(where)
             if found['members']:
                 found['state'] = 'stopped'
+        self.check_not_ephemeral(where)
+        if found['state'] == 'gone' and self.array_lines():
+            # members detached (a cloud volume, a dead controller) or not seen as members: the filesystem, its fstab
+            # lines and its holds cannot be read, and removing the ARRAY line alone would let mdadm assemble it, and
+            # fstab mount it, when the disks come back
+            self.problems.append('%s: no member of the array of UUID %s is on this host, but mdadm.conf has its ARRAY '
+                                 'line (%s): attach its members so that the retire can read its filesystem, fstab '
+                                 'lines and holds, or remove the line yourself; nothing is retired'
+                                 % (where, self.uuid, self.array_lines()[0]))
         self.read_fstab()
         self.read_holds()
         self.read_services()
@@ -200,6 +210,28 @@ class ArrayRetire:
             self.check_in_use(where, md_kname)
             self.check_services(where)
         return found
+
+    def array_lines(self):
+        """The ARRAY lines of this UUID in mdadm.conf other than its <ignore> line."""
+        found = []
+        for line in (self.found['conf_text'] or '').splitlines():
+            words = ' '.join(line.split())
+            uuid = _UUID_WORD.search(' ' + words) if words.upper().startswith('ARRAY') else None
+            if uuid and md_uuid_colon(uuid.group(1)) == self.uuid and words != ignore_line(self.uuid):
+                found.append(words)
+        return found
+
+    def check_not_ephemeral(self, where):
+        """An ephemeral array (docs/ephemeral.md) is brought back at boot by its unit from its spec, whatever mdadm.conf
+        says, and made again on members that look blank: its boot unit must go first (the ephemeral stage removes it
+        once the array is out of iotune_arrays)."""
+        for path in (os.path.join(EPHEMERAL_SPEC_DIR, self.name + '.json'),
+                     '/etc/systemd/system/iotune-ephemeral-%s.service' % self.name):
+            if self.view.exists(path):
+                self.problems.append('%s: %s is an ephemeral array (%s): its boot unit would bring it back at the '
+                                     'next boot; take it out of iotune_arrays and run once (the run removes its boot '
+                                     'unit and spec), then retire it' % (where, self.name, path))
+                return
 
     def probe(self, path):
         try:
@@ -299,6 +331,12 @@ class ArrayRetire:
                 self.problems.append('%s: /dev/%s is mounted on %s, which no fstab line of its filesystem gives; '
                                      'unmount it first (a retire unmounts only the mount points of its fstab lines)'
                                      % (where, kname, point))
+        for dummy, dummy, point, dummy in self.view.mounts():
+            under = [m for m in self.found['mountpoints'] if point.startswith(m.rstrip('/') + '/')]
+            if under:
+                self.problems.append('%s: %s is mounted under its mount point %s; unmount it first (the retire '
+                                     'would fail to unmount %s after its first changes)' % (where, point, under[0],
+                                                                                          under[0]))
         if '/dev/%s' % kname in set(self.view.realpath(p) if p.startswith('/') else p for p in self.view.swaps()):
             self.problems.append('%s: /dev/%s is in use as swap' % (where, kname))
         for holder in self.view.holders(kname):

@@ -106,7 +106,9 @@ def discard_of(view, resolved, by_class, run=None, systemctl=None):
         names = (inv.device(kname).get('slaves') or [kname]) if kname in inv.sysdirs else []
         devices = block_tuning.collect_devices(view)
         for name in names:
-            dev = devices.get(name) or {}
+            dev = devices.get(name)
+            if dev is None:
+                continue    # a member md still lists, gone from the host: no class, no discard (as the audit)
             classes[name] = xfs.discard_class(dev.get('class'), dev.get('cloud_class'), by_class)
     policy, why = xfs.discard_policy(classes, by_class)
     wanted = policy == 'fstrim_timer'

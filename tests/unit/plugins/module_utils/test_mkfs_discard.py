@@ -287,3 +287,13 @@ def test_a_member_gone_from_the_host_leaves_the_policy_to_the_members_that_are_t
     found = audited(h, timer='LoadState=loaded\nUnitFileState=disabled\nActiveState=inactive\n')
     assert ('filesystem', 'fstrim.timer is disabled and inactive, the discard policy is fstrim_timer '
                           '(vdb: virtual -> fstrim_timer)') in found, found
+
+
+def test_the_module_and_the_audit_leave_a_gone_member_out_of_the_policy_alike(fake_host):
+    """xfs_call.discard_of takes the same rule as the audit: a member md lists that the host has not any more has no
+    part in the policy (before, its unknown class made the module's policy None while the audit's was the others')."""
+    h = tuned_host(fake_host)
+    assert xfs_call.discard_of(h.view(), '/dev/md127', BY_CLASS)['classes'] == {'vdb': 'virtual', 'vdc': 'virtual'}
+    shutil.rmtree(os.path.join(h.root, 'sys/block/vdc'))
+    found = xfs_call.discard_of(h.view(), '/dev/md127', BY_CLASS)
+    assert found['classes'] == {'vdb': 'virtual'} and found['policy'] == 'fstrim_timer', found

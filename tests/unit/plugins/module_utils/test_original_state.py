@@ -439,8 +439,24 @@ def test_restore_plan_removes_a_file_of_the_collection_the_older_snapshot_does_n
     with open(str(path)) as f:
         snapshot = json.load(f)
     del snapshot['files'][THP_UNIT]
+    with open(os.path.join(host.root, THP_UNIT.lstrip('/')), 'w') as f:
+        f.write('# Ansible managed (iotune.storage.kernel). Local edits are overwritten.\n[Service]\n')
     plan = orig.restore_plan(snapshot, orig.live(host.view(), host.root, sorted(snapshot['sysctl']), FILES))
     assert (THP_UNIT, 'remove', 'unit') in [(f['path'], f['action'], f['kind']) for f in plan['files']]
     os.unlink(os.path.join(host.root, THP_UNIT.lstrip('/')))
     plan = orig.restore_plan(snapshot, orig.live(host.view(), host.root, sorted(snapshot['sysctl']), FILES))
     assert THP_UNIT not in [f['path'] for f in plan['files']]
+
+
+def test_a_file_not_in_the_snapshot_without_the_collections_header_stays(tmp_path):
+    """A path the user pointed at a file of their own (no "(iotune.storage." header): never removed, warned about."""
+    host, dummy, path = hand_changed(tmp_path)
+    with open(str(path)) as f:
+        snapshot = json.load(f)
+    del snapshot['files'][THP_UNIT]
+    with open(os.path.join(host.root, THP_UNIT.lstrip('/')), 'w') as f:
+        f.write('[Unit]\nDescription=an own unit of the operator\n')
+    plan = orig.restore_plan(snapshot, orig.live(host.view(), host.root, sorted(snapshot['sysctl']), FILES))
+    assert THP_UNIT not in [f['path'] for f in plan['files']]
+    assert orig.written_by_the_collection('# Managed by Ansible (iotune.storage.block_tuning). Local edits ...\n')
+    assert not orig.written_by_the_collection('[Unit]\n')

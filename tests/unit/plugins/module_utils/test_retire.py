@@ -418,3 +418,41 @@ def test_conf_by_uuid_keeps_every_other_line():
 ])
 def test_running_units(out, expected):
     assert rt.running_units(['a.service', 'b.service'], out) == expected
+
+
+# --- refusals added after the review of session 13 ---------------------------------------------------------------
+
+def test_refused_while_something_is_mounted_under_its_mount_point(host):
+    """umount would fail with EBUSY after the holds and limits steps: refused before any change; the control: the
+    same host without the nested mount retires."""
+    host.mount('9:126', '/srv/data2/nested', source='/dev/md126')
+    problems = refused(host)
+    assert any('/srv/data2/nested is mounted under its mount point /srv/data2' in p for p in problems), problems
+    assert changes(host) == []
+
+
+def test_the_nested_mount_control_retires(host):
+    call(host)
+    assert ['umount', '/srv/data2'] in host.calls
+
+
+def test_an_ephemeral_array_is_refused_until_its_boot_unit_is_gone(host):
+    host.write('etc/iotune-storage/ephemeral/data2.json', '{}\n')
+    problems = refused(host)
+    assert any('is an ephemeral array (/etc/iotune-storage/ephemeral/data2.json)' in p for p in problems), problems
+    assert changes(host) == []
+    os.unlink(os.path.join(host.root, 'etc/iotune-storage/ephemeral/data2.json'))
+    host.write('etc/systemd/system/iotune-ephemeral-data2.service', '[Unit]\n')
+    assert any('iotune-ephemeral-data2.service' in p for p in refused(host))
+
+
+def test_an_array_with_no_member_on_the_host_and_its_array_line_is_refused(host):
+    """Members detached: the ARRAY line alone would go, the fstab line and holds (unreadable) would stay."""
+    stop(host)
+    for kname in ('vdd', 'vde'):
+        zero(host, '/dev/%s' % kname)
+    problems = refused(host)
+    assert any('no member of the array of UUID %s is on this host, but mdadm.conf has its ARRAY line' % UUID in p
+               for p in problems), problems
+    assert changes(host) == []
+    assert LINE in host.read(CONF.lstrip('/'))

@@ -335,8 +335,8 @@ class ArrayRetire:
             under = [m for m in self.found['mountpoints'] if point.startswith(m.rstrip('/') + '/')]
             if under:
                 self.problems.append('%s: %s is mounted under its mount point %s; unmount it first (the retire '
-                                     'would fail to unmount %s after its first changes)' % (where, point, under[0],
-                                                                                          under[0]))
+                                     'would fail to unmount %s after its first changes)'
+                                     % (where, point, under[0], under[0]))
         if '/dev/%s' % kname in set(self.view.realpath(p) if p.startswith('/') else p for p in self.view.swaps()):
             self.problems.append('%s: /dev/%s is in use as swap' % (where, kname))
         for holder in self.view.holders(kname):

@@ -27,6 +27,7 @@ import os
 import pytest
 
 from conftest import failure_messages, lab_inventory_disks, lab_ssh
+from test_zya_ephemeral import sh
 
 pytestmark = pytest.mark.any_entry(1)
 
@@ -35,11 +36,6 @@ MOUNTPOINT = "/srv/iotune-old"
 STANDIN = "iotune-old-standin.service"
 DATA_FILE = "/var/lib/cassandra/iotune-retire-probe.bin"
 ARRAYS = "{{ [vm_array_data] + ([vm_array_scratch] if vm_instance_store else []) }}"
-
-
-def sh(script, check=True, timeout=300):
-    """One shell command line in the guest (ssh joins its arguments with spaces)."""
-    return lab_ssh("sh -c '%s'" % script.replace("'", "'\\''"), check=check, timeout=timeout)
 
 
 def conf_path():

@@ -108,6 +108,17 @@ def ignore_line(uuid):
 _UUID_WORD = re.compile(r'\s(?:UUID|uuid)=(\S+)')
 
 
+def uuid_lines(text, uuid):
+    """The ARRAY lines of mdadm.conf ``text`` that name ``uuid`` (its <ignore> line too), whitespace normalised."""
+    found = []
+    for line in (text or '').splitlines():
+        words = ' '.join(line.split())
+        match = _UUID_WORD.search(' ' + words) if words.upper().startswith('ARRAY') else None
+        if match and md_uuid_colon(match.group(1)) == uuid:
+            found.append(words)
+    return found
+
+
 def conf_by_uuid(text, uuid, wanted):
     """mdadm.conf ``text`` with the ARRAY lines of ``uuid`` removed and ``wanted`` there once (None: not at all); the
     other lines as they are."""
@@ -213,13 +224,7 @@ class ArrayRetire:
 
     def array_lines(self):
         """The ARRAY lines of this UUID in mdadm.conf other than its <ignore> line."""
-        found = []
-        for line in (self.found['conf_text'] or '').splitlines():
-            words = ' '.join(line.split())
-            uuid = _UUID_WORD.search(' ' + words) if words.upper().startswith('ARRAY') else None
-            if uuid and md_uuid_colon(uuid.group(1)) == self.uuid and words != ignore_line(self.uuid):
-                found.append(words)
-        return found
+        return [words for words in uuid_lines(self.found['conf_text'], self.uuid) if words != ignore_line(self.uuid)]
 
     def check_not_ephemeral(self, where):
         """An ephemeral array (docs/ephemeral.md) is brought back at boot by its unit from its spec, whatever mdadm.conf
@@ -267,8 +272,7 @@ class ArrayRetire:
 
     def ignored(self):
         """Does mdadm.conf hold the <ignore> line of this UUID already (a retire that kept the superblocks)?"""
-        wanted = ignore_line(self.uuid)
-        return any(' '.join(line.split()) == wanted for line in (self.found['conf_text'] or '').splitlines())
+        return ignore_line(self.uuid) in uuid_lines(self.found['conf_text'], self.uuid)
 
     def superblock_members(self, where):
         """The devices that carry a superblock of this UUID while the array is not running (blkid -p of every disk

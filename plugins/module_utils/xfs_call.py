@@ -38,6 +38,7 @@ def argument_spec():
         mkfs_marker=dict(type='path'),
         mkfs_discard=dict(type='bool', default=True),
         discard_by_class=dict(type='dict', default={}),
+        members=dict(type='list', elements='path', default=[]),
     )
 
 
@@ -90,20 +91,26 @@ def mounted_here(view, device, mountpoint):
     return mountpoint in mounted_on(view, device)
 
 
-def discard_of(view, resolved, by_class, run=None, systemctl=None):
+def discard_of(view, resolved, by_class, run=None, systemctl=None, members=None):
     """{policy, why, classes, fstrim_timer} of the filesystem on ``resolved`` (a /dev node): the classes of the md
     array's members (or of the device itself) as udev_block_tuning reads them (block_tuning.collect_devices), the
     policy of ``by_class`` for them (xfs.discard_policy); ``fstrim_timer`` true when the policy is fstrim_timer and
     fstrim.timer is not enabled and active yet (one systemctl show; unknown counts as not): the xfs role enables it
-    then, and a converged re-run makes no call for it."""
+    then, and a converged re-run makes no call for it. ``members`` (the paths the array is planned with) stand in
+    for the array's members only while ``resolved`` does not exist: check mode on a fresh host, before the raid0
+    stage made the array, predicts the policy from the disks it will be made of."""
     if not by_class:
         policy, why = xfs.discard_policy({}, by_class)
         return {'policy': policy, 'why': why, 'classes': {}, 'fstrim_timer': False}
     classes = {}
+    names = []
     if resolved and view.exists(resolved):
         kname = os.path.basename(view.realpath(resolved))
         inv = view.inventory()
         names = (inv.device(kname).get('slaves') or [kname]) if kname in inv.sysdirs else []
+    elif members:
+        names = [os.path.basename(view.realpath(m)) for m in members if view.exists(m)]
+    if names:
         devices = block_tuning.collect_devices(view)
         for name in names:
             dev = devices.get(name)
@@ -127,7 +134,7 @@ def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=F
     result = fs.apply()
     # the discard policy decides the mount option discard: the fstab line compared here is the one the role writes
     result['discard'] = discard_of(view, result.get('resolved'), params.get('discard_by_class'), run=run,
-                                   systemctl=bins.get('systemctl'))
+                                   systemctl=bins.get('systemctl'), members=params.get('members'))
     result['mount_options'] = fstab.with_discard(params['mount_options'], result['discard']['policy'])
     result.update(where_to_mount(view, result, params['mountpoint'], params['fstab'],
                                  device=params['device'], options=result['mount_options']))

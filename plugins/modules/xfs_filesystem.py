@@ -120,6 +120,16 @@ options:
       - Empty (the default) - no policy, O(mount_options) as given.
     type: dict
     default: {}
+  members:
+    description:
+      - The devices O(device) is planned to be made of (an md array's members, any path to each). Read only while
+        O(device) does not exist yet, that is in check mode before the array is made; the discard policy
+        (RV(discard)) and the mount options (RV(mount_options)) are then predicted from these devices' classes.
+        Once O(device) exists, its members are read from sysfs and this is ignored.
+      - The P(iotune.storage.tune#role) role passes the members of the planned array.
+    type: list
+    elements: path
+    default: []
 notes:
   - Runs C(blkid), C(wipefs), C(mkfs.xfs) and C(xfs_info) with argument lists, never through a shell.
   - Mounting is left to M(ansible.posix.mount) (the P(iotune.storage.xfs#role) role mounts by UUID).

@@ -1074,6 +1074,8 @@ def build_plan(profile_name, profile_data, overrides, arrays, extra_tuning=None,
             fs['mkfs_discard'] = profile['mkfs']['discard']
         if profile['discard_by_class']:
             fs['discard_by_class'] = dict(profile['discard_by_class'])
+            # the disks the array is made of: check mode on a fresh host predicts the policy from their classes
+            fs['members'] = list(e['devices'])
         for key in ('owner', 'group', 'mode'):
             if e[key] is not None:
                 fs[key] = e[key]

@@ -98,6 +98,9 @@ def xfs_calls(inputs):
             call['mkfs_discard'] = bool(fs['mkfs_discard'])
         if fs.get('discard_by_class'):
             call['discard_by_class'] = dict(fs['discard_by_class'])
+            # the array's planned members: the policy's classes while the array is not made yet (check mode)
+            if fs.get('members'):
+                call['members'] = list(fs['members'])
         calls.append(call)
     return calls
 

@@ -192,6 +192,58 @@ def test_the_role_enables_the_timer_only_when_it_is_not_enabled_and_active(fake_
     assert len(h.ran(['/bin/systemctl'])) == before
 
 
+def fresh_disks(fake_host):
+    """Two blank virtio disks by id, no array yet (a fresh host before the raid0 stage)."""
+    h = fake_host
+    for i, name in ((1, 'vdb'), (2, 'vdc')):
+        h.add_disk(name, '254:%d' % (16 * i), queue={'read_ahead_kb': '128', 'scheduler': '[none] mq-deadline'},
+                   attrs={'serial': 'vol%d' % i}, node=True)
+        h.dev_link('disk/by-id/virtio-vol%d' % i, '../../%s' % name)
+        h.udev_db('254:%d' % (16 * i), {'DEVTYPE': 'disk'})
+    h.write('etc/fstab', '')
+    return h
+
+
+MEMBERS = ['/dev/disk/by-id/virtio-vol1', '/dev/disk/by-id/virtio-vol2']
+
+
+@pytest.mark.parametrize('policy, options', [
+    ('fstrim_timer', OPTIONS),
+    ('online', 'noatime,discard,nofail,x-systemd.device-timeout=90s'),
+])
+def test_check_mode_before_the_array_exists_predicts_the_policy_from_the_planned_members(fake_host, policy, options):
+    """Check mode on a fresh host (the gap of issue 27): the array is not made yet, its planned members say which
+    policy the filesystem gets, so --check shows fstrim.timer's enabling or the discard in the fstab line."""
+    h = fresh_disks(fake_host)
+    by_class = dict(BY_CLASS, virtual=policy)
+    result = xfs_call.filesystem_call(params(discard_by_class=by_class, members=MEMBERS), h.view(), h.run, BINS,
+                                      check_mode=True, diff=True, warn=lambda msg: None)
+    assert result['created'] is True and result['resolved'] is None
+    assert result['discard']['classes'] == {'vdb': 'virtual', 'vdc': 'virtual'}
+    assert result['discard']['policy'] == policy
+    assert result['discard']['fstrim_timer'] is (policy == 'fstrim_timer')
+    assert result['mount_options'] == options
+    assert result['diff']['after']['discard_policy'].startswith(policy)
+    # negative control: without the members (as before the fix) nothing is known of the policy
+    blind = xfs_call.filesystem_call(params(discard_by_class=by_class), h.view(), h.run, BINS, check_mode=True,
+                                     warn=lambda msg: None)
+    assert blind['discard']['policy'] is None and blind['discard']['fstrim_timer'] is False
+    assert blind['mount_options'] == OPTIONS
+
+
+def test_the_planned_members_are_ignored_once_the_array_exists(fake_host):
+    """sysfs decides for an existing array: members the plan names but md does not list take no part."""
+    h = tuned_host(fake_host)
+    h.add_disk('vdd', '254:48', queue={'read_ahead_kb': '128', 'scheduler': '[none] mq-deadline',
+                                       'rotational': '1'}, node=True)
+    h.on(BLKID, 0, 'UUID=%s\nTYPE=xfs\nLABEL=data\n' % FS_UUID)
+    h.on(['/sbin/xfs_info', '/dev/md127'], 0, fixture('xfs', 'xfs_info_md_su256k_sw4.txt').replace(
+        'swidth=256', 'swidth=128'))
+    result = xfs_call.filesystem_call(params(discard_by_class=BY_CLASS, members=['/dev/vdd']), h.view(), h.run, BINS)
+    assert result['discard']['classes'] == {'vdb': 'virtual', 'vdc': 'virtual'}
+    assert result['discard']['policy'] == 'fstrim_timer'
+
+
 # ---- the audit: area filesystem ----------------------------------------------------------------------------------
 
 PLAN = {

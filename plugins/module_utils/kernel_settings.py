@@ -24,6 +24,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.tuned import (
     normalise_value,
     tuned_active_profiles,
     tuned_differs,
+    tuned_governor,
     tuned_reapply_sysctl,
     tuned_settings,
 )
@@ -217,7 +218,7 @@ def check(root, sysctl, thp, managed_file, cpu_clock=None):
         _check_sysctl(root, report, name, normalise_value(wanted), managed_file, tuned)
     _check_thp(root, report, thp, tuned)
     if cpu_clock:
-        _check_cpu_clock(root, report, cpu_clock)
+        _check_cpu_clock(root, report, cpu_clock, tuned)
     return report
 
 
@@ -281,9 +282,10 @@ def _check_thp(root, report, thp, tuned):
                                    'sets %s after boot' % (boot, wanted))
 
 
-def _check_cpu_clock(root, report, cpu_clock):
+def _check_cpu_clock(root, report, cpu_clock, tuned=None):
     """The CPU governor and the clocksource into ``report['cpu_clock']``: {key: {wanted, live, offered}}; a live value
-    that differs is drift, a value the host does not offer is in ``not_offered`` and a note."""
+    that differs is drift, a value the host does not offer is in ``not_offered`` and a note. A governor the active
+    tuned profile's [cpu] unit sets instead is a conflict (tuned applies it whenever it starts), as for THP."""
     report['cpu_clock'], report['not_offered'] = {}, []
     for key in CPU_CLOCK_KEYS:
         wanted = cpu_clock.get(key)
@@ -310,8 +312,31 @@ def _check_cpu_clock(root, report, cpu_clock):
         if why is not None:
             report['not_offered'].append(key)
             report['notes'].append(not_offered_note(key, wanted, why))
-        elif differs:
+            continue
+        if key == 'cpu_governor' and _tuned_governor_conflict(report, (tuned or {}).get(('cpu', 'governor')), cpus,
+                                                              wanted):
+            continue
+        if differs:
             report['drift'].append('%s: live %s, wanted %s' % (key, shown, wanted))
+
+
+def _tuned_governor_conflict(report, tuned_value, cpus, wanted):
+    """Is the governor tuned's [cpu] unit (``tuned_value``, from tuned_settings) sets on ``cpus`` not ``wanted``? Then
+    a conflict in ``report`` (and the key the tuned override profile sets); a tuned variable is a note."""
+    if tuned_value is None:
+        return False
+    value, profile, section = tuned_value[0], tuned_value[1], tuned_value[2]
+    if '${' in value:
+        report['notes'].append('cpu_governor: tuned profile %r [%s] sets governor=%s (a tuned variable, not evaluated '
+                               'here)' % (profile, section, value))
+        return False
+    chosen = sorted(set(tuned_governor(value, v['available']) for v in cpus.values()) - set([None]))
+    if not chosen or chosen == [wanted]:
+        return False
+    report['conflicts'].append('cpu_governor: tuned profile %r [%s] sets governor=%s (%s on this host; wanted %s)'
+                               % (profile, section, value, ', '.join(chosen), wanted))
+    report['tuned']['conflicts']['cpu.governor'] = wanted
+    return True
 
 
 def problems(report):
@@ -322,11 +347,13 @@ def problems(report):
 
 
 def tuned_override_conflicts(report):
-    """{('sysctl'|'thp', key): value} of the tuned conflicts, for render_tuned_override."""
+    """{('sysctl'|'thp'|'cpu', key): value} of the tuned conflicts, for render_tuned_override."""
     out = {}
     for key, wanted in report['tuned']['conflicts'].items():
         if key.startswith('thp.'):
             out[('thp', key[4:])] = wanted
+        elif key.startswith('cpu.'):
+            out[('cpu', key[4:])] = wanted
         else:
             out[('sysctl', key)] = wanted
     return out

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 
 """tuned, in one place: profiles and their include= chain, the [disk] readahead (udev_block_tuning) and
-the [sysctl]/[vm] settings (kernel_settings), and the override profiles both modules write.
+the [sysctl]/[vm]/[cpu] settings (kernel_settings), and the override profiles both modules write.
 
 Pure functions over files; the callers give the directories (absolute, or relative to a ``root``).
 """
@@ -233,7 +233,22 @@ def tuned_settings(root, profiles):
                 found[('sysctl', normalise_name(key))] = (normalise_value(value), profile, section, 'sysctl')
             elif unit['type'] == 'vm' and key in TUNED_VM_OPTIONS:
                 found[TUNED_VM_OPTIONS[key]] = (normalise_value(value), profile, section, 'vm')
+            elif unit['type'] == 'cpu' and key == 'governor':
+                found[('cpu', 'governor')] = (normalise_value(value), profile, section, 'cpu')
     return found
+
+
+def tuned_governor(value, available):
+    """The governor tuned's [cpu] ``governor=`` sets on a CPU offering ``available``: the first of its
+    ``|``-separated choices the CPU offers (tuned's rule), None when it offers none of them (tuned sets nothing) or the
+    value is a tuned variable (not evaluated here)."""
+    if '${' in value:
+        return None
+    for choice in value.split('|'):
+        choice = choice.strip()
+        if choice and choice in available:
+            return choice
+    return None
 
 
 def tuned_differs(value, wanted):
@@ -260,10 +275,13 @@ def render_tuned_override(parent, conflicts, reasons):
     """tuned.conf text for the override profile: the parent plus our values for the conflicting keys."""
     sysctl = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'sysctl')
     vm = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'thp')
+    cpu = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'cpu')
     units = ''
     if sysctl:
         units += '\n[sysctl]\n' + ''.join('%s=%s\n' % kv for kv in sysctl)
     if vm:
         names = {'enabled': 'transparent_hugepages', 'defrag': 'transparent_hugepage.defrag'}
         units += '\n[vm]\n' + ''.join('%s=%s\n' % (names[key], value) for key, value in vm)
+    if cpu:
+        units += '\n[cpu]\n' + ''.join('%s=%s\n' % kv for kv in cpu)
     return KERNEL_OVERRIDE_TEMPLATE.format(parent=parent, reasons='; '.join(reasons), units=units)

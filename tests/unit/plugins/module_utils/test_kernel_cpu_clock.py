@@ -174,6 +174,71 @@ def test_cpu_unit_enabled(kernel):
     assert 'cpu_unit_enabled' not in kernel_call.KernelSettings(p, root=kernel.root).apply()
 
 
+# --- tuned's [cpu] governor: a conflict, as tuned's THP and sysctls -------------------------------------------------
+
+POWERSAVE = '[main]\nsummary=saves power\n\n[cpu]\ngovernor=ondemand|powersave\n'
+
+
+def test_a_tuned_governor_other_than_the_wanted_one_is_a_conflict_not_drift(kernel):
+    """tuned's [cpu] unit sets its governor whenever tuned starts: without this the CPU unit and tuned took turns at
+    every boot and every run set the governor again (changed=1 each time)."""
+    cpus(kernel, ['ondemand'] * 2)
+    kernel.tuned_profile('powersave-ish', POWERSAVE, under='etc/tuned')
+    kernel.tuned_active('powersave-ish', running=True)
+    report = check(kernel, cpu_governor='performance')
+    assert report['conflicts'] == ["cpu_governor: tuned profile 'powersave-ish' [cpu] sets governor=ondemand|powersave "
+                                   "(ondemand on this host; wanted performance)"]
+    assert report['drift'] == [] and report['tuned']['conflicts'] == {'cpu.governor': 'performance'}
+    # tuned's choice is the first governor the CPU offers: with intel_pstate that is powersave
+    cpus(kernel, ['powersave'] * 2, available=PSTATE)
+    assert '(powersave on this host; wanted performance)' in check(kernel, cpu_governor='performance')['conflicts'][0]
+    # negative controls: a tuned profile that sets the wanted governor, or none at all, is no conflict
+    kernel.tuned_profile('powersave-ish', '[cpu]\ngovernor=performance\n', under='etc/tuned')
+    cpus(kernel, ['ondemand'] * 2)
+    report = check(kernel, cpu_governor='performance')
+    assert report['conflicts'] == [] and report['drift'] == ['cpu_governor: live cpu0 ondemand, cpu1 ondemand, '
+                                                             'wanted performance']
+    kernel.tuned_profile('powersave-ish', '[vm]\ntransparent_hugepages=never\n', under='etc/tuned')
+    assert check(kernel, cpu_governor='performance')['conflicts'] == []
+
+
+def test_a_tuned_governor_on_a_host_without_cpufreq_is_no_conflict(kernel):
+    """tuned's cpu plugin sets nothing where there is no cpufreq (the lab guest): the setting stays not offered."""
+    kernel.tuned_profile('throughput-performance', fake_kernel.THROUGHPUT_PERFORMANCE)
+    kernel.tuned_profile('powersave-ish', POWERSAVE, under='etc/tuned')
+    kernel.tuned_active('powersave-ish')
+    report = check(kernel, cpu_governor='performance')
+    assert report['conflicts'] == [] and report['not_offered'] == ['cpu_governor']
+    # nor where tuned names only governors the CPU does not offer
+    cpus(kernel, ['performance'], available=PSTATE)
+    kernel.tuned_profile('powersave-ish', '[cpu]\ngovernor=ondemand|conservative\n', under='etc/tuned')
+    assert check(kernel, cpu_governor='performance')['conflicts'] == []
+
+
+def test_fail_mode_names_the_override_and_override_mode_writes_a_cpu_unit(kernel):
+    cpus(kernel, ['ondemand'])
+    kernel.tuned_profile('powersave-ish', POWERSAVE, under='etc/tuned')
+    kernel.tuned_active('powersave-ish')
+    p = params(cpu_clock={'cpu_governor': 'performance'})
+    with pytest.raises(ks.KernelSettingsError) as e:
+        kernel_call.KernelSettings(p, root=kernel.root).apply()
+    assert "tuned profile 'powersave-ish' [cpu] sets governor" in str(e.value)
+    assert 'kernel_tuned_override: true' in str(e.value)
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        kernel.write('etc/tuned/active_profile', 'iotune-storage-kernel\n')
+        return 0, '', ''
+    p.update(mode='override', tuned_profile='iotune-storage-kernel')
+    with pytest.raises(ks.KernelSettingsError) as e:       # the override wins over tuned; the live value is still drift
+        kernel_call.KernelSettings(p, root=kernel.root, run=run, tuned_adm='/usr/sbin/tuned-adm').apply()
+    assert 'cpu_governor: live cpu0 ondemand, wanted performance' in str(e.value) and 'tuned profile' not in str(e.value)
+    text = open(os.path.join(kernel.root, 'etc/tuned/iotune-storage-kernel/tuned.conf')).read()
+    assert '\ninclude=powersave-ish\n' in text and text.endswith('\n[cpu]\ngovernor=performance\n')
+    assert calls == [['/usr/sbin/tuned-adm', 'profile', 'iotune-storage-kernel']]
+
+
 # --- the audit: drift is an item, not offered is a note -------------------------------------------------------------
 
 def test_audit_items_and_notes(kernel):

@@ -205,7 +205,36 @@ def test_the_tune_role_passes_each_stage_its_read_and_what_changed_before_it():
     for task in tasks.values():
         role = task.get('ansible.builtin.import_role', {}).get('name', '').replace('iotune.storage.', '')
         if role in expected and 'tasks_from' not in task['ansible.builtin.import_role']:
-            assert task['vars']['%s_stage_read' % role] == (
-                '{{ profile_preflight_result.stages_read.%s | default(none) }}' % role)
+            assert task['vars']['%s_stage_read' % role] == '{{ tune_stages_read.%s | default(none) }}' % role
             assert task['vars'].get('%s_stage_stale' % role) == (
                 '{{ %s }}' % expected[role] if expected[role] else None)
+
+
+@pytest.mark.parametrize('again, first, expected', [
+    # the first call read the stages (no selectors): the second call was skipped
+    ({'skipped': True, 'changed': False}, {'stages_read': {'kernel': ['k1']}}, {'kernel': ['k1']}),
+    # selectors: the first call could not read them, the second one (made with the resolved members) did
+    ({'stages_read': {'kernel': ['k2']}}, {'resolved': {}}, {'kernel': ['k2']}),
+    # neither (a plan that reads no stage): nothing, so every stage calls its module
+    ({'skipped': True}, {'resolved': {}}, {}),
+])
+def test_the_stage_reads_come_from_the_call_that_made_them(again, first, expected):
+    """On a host whose members are chosen by cloud identity, the stages' reads come from the profile role's second
+    preflight call (before, nothing read them there and a converged run called every stage: the lab's nvme entry)."""
+    expression = load('roles', 'tune', 'vars', 'main.yml')['tune_stages_read']
+    context = {'profile_preflight_again': again, 'profile_preflight_result': first}
+    assert evaluate(expression.strip(), context) == expected
+
+
+def test_the_second_preflight_call_reads_the_stages_only_after_a_re_plan():
+    task = [t for t in load('roles', 'profile', 'tasks', 'main.yml')
+            if t.get('register') == 'profile_preflight_again'][0]
+    stages_again = task['vars']['profile_stages_again']
+    for first, stages, wanted in (({'resolved': {}}, {'kernel': []}, True),             # selectors: read now
+                                  ({'stages_read': {}}, {'kernel': []}, False),          # read by the first call
+                                  ({'resolved': {}}, None, False),                        # no stages (audit)
+                                  ({'skipped': True}, {'kernel': []}, False)):            # no first call
+        context = {'profile_stages': stages, 'profile_preflight_result': first}
+        env = environment()
+        env.tests['skipped'] = lambda r: bool(r.get('skipped'))
+        assert env.from_string(stages_again.strip()).render(context) is wanted, (first, stages)

@@ -180,7 +180,7 @@ def test_tag_kernel_runs_only_the_kernel_part(subrun):
     assert others == [], others
 
 
-@pytest.mark.any_entry(0)     # entry 1: its "Stage kernel" line missing from the report there (40183e9), not understood yet
+@pytest.mark.any_entry(1)     # the nvme entry, whose members are chosen by EBS volume id: its stages are read and skipped too
 def test_tag_kernel_repairs_drift_once(host, subrun):
     host.run_expect([0], "sysctl -w vm.max_map_count=65530 && echo always > %s/enabled" % THP)
     try:
@@ -197,7 +197,7 @@ def test_tag_kernel_repairs_drift_once(host, subrun):
         host.run("sysctl -p %s; systemctl restart %s" % (SYSCTL_FILE, THP_UNIT))
 
 
-@pytest.mark.any_entry(0)     # entry 1: its "Stage kernel" line missing from the report there (40183e9), not understood yet
+@pytest.mark.any_entry(1)     # the nvme entry, whose members are chosen by EBS volume id: its stages are read and skipped too
 def test_tag_kernel_enables_a_thp_unit_disabled_by_hand(host, subrun):
     """A re-run skips the enable call only when kernel_settings read the unit as enabled (thp_unit_enabled):
     a unit disabled by hand is enabled again by the next run, and the run after that is changed=0."""

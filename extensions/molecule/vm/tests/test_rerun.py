@@ -128,10 +128,11 @@ def test_rerun_keeps_the_owner_and_starts_no_fio(host, subrun, watcher):
         assert rc == 0, out
         assert subrun.changed(report) == 0, out
         assert host.file(MOUNTPOINT).user == "cassandra" and host.file(MOUNTPOINT).group == "cassandra"
-        # the tuning plan was checked before any change, exactly once: inside the preflight call, or by its own
-        # udev_block_tuning validate_only call when member selectors had to be resolved first (the nvme entry)
+        # the tuning plan was checked before any change, exactly once: inside the preflight call, or by a second
+        # preflight call when member selectors had to be resolved first (the nvme entry)
         preflight = subrun.tasks(report, "Check the arrays, members and mount points on the host (changes nothing)")
-        alone = subrun.tasks(report, "Validate the tuning plan against this host's devices (changes nothing)")
+        alone = subrun.tasks(report, "Check the tuning plan and the later stages' calls with the resolved members "
+                                     "(changes nothing)")
         assert len(preflight) == 1 and len(alone) == 1, (preflight, alone)
         assert (preflight[0].get("tuning_checked") is True) != (not alone[0].get("skipped")), (preflight, alone)
         # the preflight call read the files of the xfs, ephemeral and kernel stages: no call only to confirm them

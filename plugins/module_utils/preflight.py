@@ -415,7 +415,11 @@ def stage_results(module, view, stages):
     only here: without ``stages`` the call compiles none of the stage code); with the block_tuning stage in sync and
     its facts asked for, ansible_facts.iotune_readahead of the same read."""
     from ansible_collections.iotune.storage.plugins.module_utils import stage_sync  # pylint: disable=import-outside-toplevel
-    in_sync, read, why = stage_sync.check(module, view, stages)
+    try:
+        in_sync, read, why = stage_sync.check(module, view, stages)
+    except stage_sync.xfs_call.FsRefusal as e:
+        problem = 'xfs: %s' % e
+        raise PreflightFailure('preflight refused the plan (nothing was changed): %s' % problem, problems=[problem])
     result = {'stages_in_sync': in_sync, 'stages_read': read, 'stages_why': why}
     if 'block_tuning' in in_sync:
         facts = read['block_tuning']['results'][0].get('ansible_facts')

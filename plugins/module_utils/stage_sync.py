@@ -154,6 +154,10 @@ def xfs_one(module, view, options):
     reasons = ['no XFS filesystem on %s yet (would be made)' % params['device']] if result['changed'] else []
     if not result['changed']:
         reasons.extend(mount_reasons(view, params, result))
+    if result['discard']['fstrim_timer']:
+        # the role's enable task runs on this result: a timer disabled by hand is enabled again by the next run
+        reasons.append('%s is not enabled and active, the discard policy is %s'
+                       % (xfs_call.FSTRIM_TIMER, result['discard']['why']))
     reasons.extend('warning: %s' % w for w in module_like.warnings)
     return result, reasons
 
@@ -215,6 +219,8 @@ def check_stage(module, view, name, calls):
     for options in calls:
         try:
             result, problems = CALLS[name](module, view, options)
+        except xfs_call.FsRefusal:
+            raise                           # the plan cannot be carried out here: the preflight refuses the run
         except FAILURES as e:
             read['results'] = []
             read['why'] = 'the module would fail: %s' % e

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning, fstab, systemd_show, xfs
-from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, XfsFilesystem
+from ansible_collections.iotune.storage.plugins.module_utils.xfs_format import FsError, FsRefusal, XfsFilesystem
 
 __metaclass__ = type
 
@@ -121,6 +121,11 @@ def discard_of(view, resolved, by_class, run=None, systemctl=None, members=None)
     wanted = policy == 'fstrim_timer'
     if wanted and run is not None and systemctl:
         state = systemd_show.timer_state(run, FSTRIM_TIMER, systemctl)
+        if state['enabled'] == 'not-found':
+            raise FsRefusal('the discard policy %s needs %s, which systemd does not know on this host (util-linux '
+                            'ships it): install it, or set discard_by_class to none or online for %s (nothing was '
+                            'changed for this filesystem)'
+                            % (why, FSTRIM_TIMER, ', '.join(sorted(set(classes.values())))))
         wanted = state['enabled'] not in systemd_show.ENABLED_STATES or state['active'] != 'active'
     return {'policy': policy, 'why': why, 'classes': classes, 'fstrim_timer': wanted}
 
@@ -130,11 +135,14 @@ def filesystem_call(params, view, run, bins, check_mode=False, warn=None, diff=F
     ``data`` goes into the failure)."""
     if params['move_from'] and not params['mountpoint']:
         raise FsError('move_from needs mountpoint (where the filesystem moves to)')
+    # the discard policy decides the mount option discard: the fstab line compared here is the one the role writes.
+    # Decided before mkfs: a policy the host cannot carry out (FsRefusal) changes nothing
+    device = params['device']
+    discard = discard_of(view, view.realpath(device) if view.exists(device) else None, params.get('discard_by_class'),
+                         run=run, systemctl=bins.get('systemctl'), members=params.get('members'))
     fs = XfsFilesystem(params, view, run, bins, check_mode=check_mode, warn=warn)
     result = fs.apply()
-    # the discard policy decides the mount option discard: the fstab line compared here is the one the role writes
-    result['discard'] = discard_of(view, result.get('resolved'), params.get('discard_by_class'), run=run,
-                                   systemctl=bins.get('systemctl'), members=params.get('members'))
+    result['discard'] = discard
     result['mount_options'] = fstab.with_discard(params['mount_options'], result['discard']['policy'])
     result.update(where_to_mount(view, result, params['mountpoint'], params['fstab'],
                                  device=params['device'], options=result['mount_options']))

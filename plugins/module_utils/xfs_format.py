@@ -34,6 +34,11 @@ class FsError(Exception):
         self.data = data
 
 
+class FsRefusal(FsError):
+    """The plan cannot be carried out on this host, whatever the earlier stages do (a timer the discard policy needs
+    and systemd does not know): storage_preflight's stage read refuses the run with it, before the first change."""
+
+
 class XfsFilesystem:
     def __init__(self, params, view, run, bins, check_mode=False, warn=None):
         self.p = params

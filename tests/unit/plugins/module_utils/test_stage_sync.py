@@ -297,3 +297,47 @@ def test_the_cpu_clock_unit_disabled_or_a_governor_drifted(host):
     assert not_in_sync(host, 'kernel', with_cpu_clock(host, cpu_governor='performance')) == (
         'cpu_governor: live cpu0 schedutil, cpu1 schedutil, wanted performance')
     assert 'kernel' in check(host, with_cpu_clock(host, cpu_governor='schedutil'))[0]      # negative control
+
+
+# --- a discard policy the host cannot carry out: refused by the preflight, before any change ---------------------
+
+FSTRIM_SHOW = [SYSTEMCTL, 'show', '--property=LoadState,UnitFileState,ActiveState', '--', 'fstrim.timer']
+BY_CLASS = {'virtual': 'fstrim_timer', 'nvme': 'fstrim_timer', 'hdd': 'none'}
+
+
+def with_policy(h, by_class):
+    given = stages(h)
+    given['xfs'][0]['discard_by_class'] = dict(by_class)
+    return given
+
+
+def test_fstrim_timer_unknown_to_systemd_refuses_the_run_in_the_preflight(host, monkeypatch, capsys):
+    """A host without util-linux's fstrim.timer: the xfs stage's enable task would fail after mkfs and the mount;
+    the preflight refuses instead, naming the timer and the way out, and nothing is changed."""
+    host.on(FSTRIM_SHOW, 0, 'LoadState=not-found\nUnitFileState=\nActiveState=inactive\n')
+    on_fake_host(monkeypatch, mod, host, BINS)
+    rc, result = run_module(mod, preflight_args(host, with_policy(host, BY_CLASS)), capsys)
+    assert rc == 1 and result['failed'], result
+    assert result['msg'].startswith('preflight refused the plan (nothing was changed): xfs: the discard policy '
+                                    'fstrim_timer (vdb: virtual -> fstrim_timer')
+    assert 'needs fstrim.timer, which systemd does not know on this host' in result['msg']
+    assert 'set discard_by_class to none or online for virtual' in result['msg']
+    # negative controls: the timer known (disabled) is a stage to call; a policy without the timer reads nothing
+    host.on(FSTRIM_SHOW, 0, 'LoadState=loaded\nUnitFileState=disabled\nActiveState=inactive\n')
+    rc, result = run_module(mod, preflight_args(host, with_policy(host, BY_CLASS)), capsys)
+    assert rc == 0 and 'xfs' not in result['stages_in_sync'], result
+    host.on(FSTRIM_SHOW, 0, 'LoadState=not-found\nUnitFileState=\nActiveState=inactive\n')
+    rc, result = run_module(mod, preflight_args(host, with_policy(host, dict(BY_CLASS, virtual='none'))), capsys)
+    assert rc == 0 and 'xfs' in result['stages_in_sync'], result
+
+
+def test_fstrim_timer_disabled_by_hand_calls_the_xfs_stage_again(host):
+    """The audit names a disabled timer as drift of the filesystem: the next tune run must put it back, so the xfs
+    stage is not in sync (its enable task runs on the call's result); enabled and active, it is."""
+    host.on(FSTRIM_SHOW, 0, 'LoadState=loaded\nUnitFileState=disabled\nActiveState=inactive\n')
+    assert not_in_sync(host, 'xfs', with_policy(host, BY_CLASS), bins=BINS) == (
+        'fstrim.timer is not enabled and active, the discard policy is fstrim_timer (vdb: virtual -> fstrim_timer, '
+        'vdc: virtual -> fstrim_timer)')
+    host.on(FSTRIM_SHOW, 0, 'LoadState=loaded\nUnitFileState=enabled\nActiveState=active\n')
+    in_sync, dummy, why = check(host, with_policy(host, BY_CLASS), bins=BINS)
+    assert 'xfs' in in_sync and why == {}

@@ -44,6 +44,7 @@ def ansible_doc(names):
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS_ROOT, ANSIBLE_NOCOLOR='1')
     ansible_doc_bin = os.path.join(os.path.dirname(sys.executable), 'ansible-doc')
     argv = [ansible_doc_bin if os.path.exists(ansible_doc_bin) else 'ansible-doc', '-t', 'filter', '--json']
+
     def run(some):
         return subprocess.run(argv + ['iotune.storage.%s' % name for name in some], env=env, check=False,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)

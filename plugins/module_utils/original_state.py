@@ -12,6 +12,12 @@ stable identity (``identities``: md UUID and name, WWN, cloud identity, serial, 
 no other device of the host shares), never by kernel name, so that a restore after a reboot that renamed them
 (nvme1n1 <-> nvme2n1) finds each one.
 
+A value the plan first asks about after the snapshot was written (a device or an array added to the plan, a sysctl a
+later profile sets) is recorded by a later run, before that run changes it, in the additions file beside the
+snapshot (``additions_path``): a list of records, each holding only objects neither the snapshot nor an earlier record
+holds; a record, once written, is never changed (the file is replaced atomically with one more record). A restore
+takes the snapshot and its additions together (``with_additions``).
+
 ``restore_plan`` is pure: from a snapshot and the live state (``live``) it returns what a restore changes: the
 collection's files removed (or written back as they were), the recorded queue values, sysctls, THP values, CPU
 governors and clocksource set again. ``OriginalState`` is one call of the original_state module in small steps that raise ``OriginalStateError``.
@@ -204,36 +210,60 @@ def limits_dropins(root):
     return found
 
 
-def record(host, root, devices, sysctl, paths, now=None, version=COLLECTION_VERSION):
-    """The snapshot of this host (a dict): the queue values of every device the tuning plan ``devices`` matches (the
-    planned md arrays that do not exist yet listed as ``created_later``), ``sysctl_names(sysctl)``, THP and the files
-    ``paths``."""
+def planned_devices(host, devices):
+    """(the tuning entries ``devices`` validated by udev_block_tuning's own spec, their host_plan on ``host``)."""
     checked = ArgumentSpecValidator({'devices': bt.devices_option()}).validate({'devices': devices})
     if checked.error_messages:
         raise OriginalStateError('devices: %s' % '; '.join(checked.error_messages))
     devices = checked.validated_parameters['devices']
     try:
-        planned = bt.host_plan(devices, host, allow_unmatched=True)
+        return devices, bt.host_plan(devices, host, allow_unmatched=True)
     except bt.TuningError as e:
         raise OriginalStateError('devices: %s' % e)
-    state = live(host, root, sysctl_names(sysctl), paths)
+
+
+def device_records(state, planned, known=()):
+    """The records of the planned devices that exist (their live queue values by identity), but those carrying an
+    identity of ``known``."""
     recorded = []
     for name in sorted(planned['expected']):
         dev = state['devices'][name]
+        if set(dev['identities']) & set(known):
+            continue
         if not dev['identities']:
             raise OriginalStateError('device %s has no stable identity (no WWN, serial, cloud identity or by-id link '
                                      'that no other device shares): its values cannot be recorded by identity' % name)
         recorded.append({'identity': dev['identities'][0], 'identities': dev['identities'], 'kname': name,
                          'queue': dict((k, v) for k, v in dev['queue'].items() if v is not None)})
+    return recorded
+
+
+def created_later(devices, planned, known=()):
+    """The planned md arrays that do not exist yet (a restore gives them the kernel's readahead of a new array), but
+    those of ``known``."""
     later = []
     for entry in devices:
         if bt.describe(entry) not in planned['unmatched']:
             continue
         if entry.get('md_name'):
-            later.append({'identities': ['md-name:%s' % short_name(entry['md_name'])], 'selector': bt.describe(entry)})
+            keys = ['md-name:%s' % short_name(entry['md_name'])]
         elif entry.get('md_uuid'):
-            later.append({'identities': ['md-uuid:%s' % md_uuid_colon(entry['md_uuid'])],
-                          'selector': bt.describe(entry)})
+            keys = ['md-uuid:%s' % md_uuid_colon(entry['md_uuid'])]
+        else:
+            continue
+        if not set(keys) & set(known):
+            later.append({'identities': keys, 'selector': bt.describe(entry)})
+    return later
+
+
+def record(host, root, devices, sysctl, paths, now=None, version=COLLECTION_VERSION):
+    """The snapshot of this host (a dict): the queue values of every device the tuning plan ``devices`` matches (the
+    planned md arrays that do not exist yet listed as ``created_later``), ``sysctl_names(sysctl)``, THP and the files
+    ``paths``."""
+    devices, planned = planned_devices(host, devices)
+    state = live(host, root, sysctl_names(sysctl), paths)
+    recorded = device_records(state, planned)
+    later = created_later(devices, planned)
     files = state['files']
     return {'format': FORMAT, 'collection': 'iotune.storage', 'version': version,
             'recorded_at': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now)),
@@ -249,7 +279,86 @@ def record(host, root, devices, sysctl, paths, now=None, version=COLLECTION_VERS
             'files': files}
 
 
-def summary(path, snapshot):
+# ---------------------------------------------------------------------------------------------
+# values first planned after the snapshot: the additions file
+
+
+def additions_path(path):
+    """The additions file beside the snapshot ``path`` (original-state.json -> original-state-additions.json)."""
+    stem, ext = os.path.splitext(path)
+    return stem + '-additions' + (ext or '.json')
+
+
+def known_identities(snapshot, additions):
+    """Every identity the snapshot and its additions hold (devices and arrays made later)."""
+    keys = set()
+    for doc in [snapshot] + list(additions):
+        for dev in (doc.get('devices') or []) + (doc.get('created_later') or []):
+            keys.update(dev.get('identities') or [])
+    return keys
+
+
+def addition(host, root, devices, sysctl, snapshot, additions, now=None, version=COLLECTION_VERSION):
+    """The record of what the plan asks about and neither ``snapshot`` nor ``additions`` holds (devices by identity,
+    arrays made later, sysctls), read live now (before this run changes them); None when there is nothing new.
+    THP, the CPU governor and clocksource and the files are recorded whole by the snapshot: never an addition."""
+    devices, planned = planned_devices(host, devices)
+    known = known_identities(snapshot, additions)
+    have = set(snapshot.get('sysctl') or {})
+    for doc in additions:
+        have.update(doc.get('sysctl') or {})
+    names = [name for name in sysctl_names(sysctl) if name not in have]
+    state = live(host, root, names, [])
+    found = {'devices': device_records(state, planned, known), 'created_later': created_later(devices, planned, known),
+             'sysctl': dict((k, v) for k, v in state['sysctl'].items() if v is not None)}
+    if not any(found.values()):
+        return None
+    return dict(found, version=version, recorded_at=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now)))
+
+
+def load_additions(path):
+    """The records of the additions file of the snapshot ``path`` ([] when there is none); raises
+    OriginalStateError when it cannot be read (it is then kept as it is)."""
+    extra = additions_path(path)
+    try:
+        with open(extra, 'r') as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    except (IOError, OSError) as e:
+        raise OriginalStateError('cannot read %s: %s' % (extra, e))
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise OriginalStateError('%s is not JSON (%s): it is kept as it is, never overwritten' % (extra, e))
+    if not isinstance(doc, dict) or doc.get('format') != FORMAT or not isinstance(doc.get('additions'), list):
+        raise OriginalStateError('%s is not an additions file of format %d of this collection' % (extra, FORMAT))
+    return doc['additions']
+
+
+def write_additions(path, additions):
+    """The additions file of the snapshot ``path``, replaced atomically (temporary file, fsync, rename, fsync of the
+    directory: a crash leaves the old list or the new one), root-only."""
+    text = json.dumps({'format': FORMAT, 'additions': additions}, indent=2, sort_keys=True) + '\n'
+    fileutil.write_text(additions_path(path), text, os.replace, mode=FILE_MODE, prefix=TEMP_PREFIX)
+
+
+def with_additions(snapshot, additions):
+    """The snapshot a restore brings back: ``snapshot`` with the devices, arrays made later and sysctls of its
+    ``additions`` (an object is in one of them only)."""
+    merged = dict(snapshot)
+    merged['devices'] = list(snapshot.get('devices') or [])
+    merged['created_later'] = list(snapshot.get('created_later') or [])
+    merged['sysctl'] = dict(snapshot.get('sysctl') or {})
+    for doc in additions:
+        merged['devices'].extend(doc.get('devices') or [])
+        merged['created_later'].extend(doc.get('created_later') or [])
+        for name, value in (doc.get('sysctl') or {}).items():
+            merged['sysctl'].setdefault(name, value)
+    return merged
+
+
+def summary(path, snapshot, additions=()):
     """What a snapshot holds, in short (the facts, the summary and the audit show it)."""
     if snapshot is None:
         return {'path': path, 'exists': False}
@@ -258,7 +367,12 @@ def summary(path, snapshot):
             'devices': [d.get('identity') for d in snapshot.get('devices', [])],
             'created_later': [d.get('selector') for d in snapshot.get('created_later', [])],
             'sysctl': len(snapshot.get('sysctl', {})), 'thp': sorted(snapshot.get('thp', {})),
-            'files': dict((p, 'absent' if s is None else 'present') for p, s in sorted(snapshot.get('files', {}).items()))}
+            'files': dict((p, 'absent' if s is None else 'present') for p, s in sorted(snapshot.get('files', {}).items())),
+            # values first planned after the snapshot (additions_path): when each was recorded and what
+            'additions': [{'recorded_at': doc.get('recorded_at'),
+                           'devices': [d.get('identity') for d in doc.get('devices') or []],
+                           'created_later': [d.get('selector') for d in doc.get('created_later') or []],
+                           'sysctl': sorted(doc.get('sysctl') or {})} for doc in additions]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -540,8 +654,7 @@ class OriginalState:
             self.result.update(recorded=False, original_state={'path': path, 'exists': True, 'unreadable': str(e)})
             return self.result
         if existing is not None:
-            self.result.update(recorded=False, snapshot=existing, original_state=summary(path, existing))
-            return self.result
+            return self.recorded_additions(path, existing)
         snapshot = record(self.host, self.root, self.p['devices'], self.p['sysctl'], self.p['files'], now=self.now)
         snapshot[FSTRIM_KEY] = self.timer_state()
         if snapshot['tuned_before']:
@@ -559,6 +672,27 @@ class OriginalState:
         self.result.update(changed=written, recorded=written, snapshot=snapshot, original_state=summary(path, snapshot))
         return self.result
 
+    def recorded_additions(self, path, existing):
+        """The snapshot is there: record what the plan asks about that neither it nor an earlier addition holds
+        (``addition``), as one more record of the additions file; ``added`` is that record (None: nothing new)."""
+        try:
+            additions = load_additions(path)
+        except OriginalStateError as e:
+            self.warnings.append('%s; values first planned after the snapshot are not recorded' % e)
+            self.result.update(recorded=False, added=None, snapshot=existing, original_state=summary(path, existing))
+            return self.result
+        added = addition(self.host, self.root, self.p['devices'], self.p['sysctl'], existing, additions, now=self.now)
+        if added is not None:
+            additions = additions + [added]
+            if not self.check_mode:
+                try:
+                    write_additions(path, additions)
+                except (IOError, OSError) as e:
+                    raise OriginalStateError('cannot write %s: %s' % (additions_path(path), e))
+        self.result.update(changed=added is not None, recorded=False, added=added, snapshot=existing,
+                           original_state=summary(path, existing, additions))
+        return self.result
+
     # --- state=restored ---------------------------------------------------------------------
     def restored(self):
         path = self.p['path']
@@ -566,11 +700,18 @@ class OriginalState:
         if snapshot is None:
             raise OriginalStateError('%s does not exist: no original state was recorded on this host (the tune role '
                                      'records it before its first change), so there is nothing to restore' % path)
+        try:
+            additions = load_additions(path)
+        except OriginalStateError as e:
+            additions = []
+            self.warnings.append('%s; only the snapshot is restored, not the values recorded after it' % e)
+        recorded = snapshot
+        snapshot = with_additions(recorded, additions)
         self.refuse_tuned()
         names = sorted(snapshot.get('sysctl') or {})
         paths = sorted(set(snapshot.get('files') or {}) | set(self.p['files']))
         plan = restore_plan(snapshot, self.live_state(snapshot, names, paths))
-        self.result.update(original_state=summary(path, snapshot), restore=plan, changed=plan['changed'],
+        self.result.update(original_state=summary(path, recorded, additions), restore=plan, changed=plan['changed'],
                            diff=diffs(plan))
         for item in plan['gone']:
             self.warnings.append('%s (was %s) is not on this host any more: its recorded values are not restored'

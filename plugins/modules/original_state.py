@@ -27,12 +27,18 @@ description:
   - The file is written once and never overwritten; a later call reports it (changed=false). The text is on disk
     before the file gets its name (a temporary file, fsync, a hard link, fsync of the directory), so a crash leaves
     no file or the whole file.
+  - A later call whose O(devices) or O(sysctl) name something the snapshot does not hold (a device or an array added
+    to the plan since, a sysctl a later profile sets) records their live values then (before the run changes them) as
+    one more record of the additions file beside it (C(original-state-additions.json) for the default O(path)),
+    replaced atomically, root-only; an object already recorded is never recorded again and a record is never
+    changed (RV(added); changed=true only then). An unreadable additions file is kept as it is, with a warning.
   - With O(state=restored), puts the snapshot back without a reboot. The collection's files of the snapshot are
     removed (a systemd unit is disabled first, then systemd reloaded; udev reloads its rules), or written back as they
     were when they existed; then the recorded queue values, sysctls, THP values, CPU governors (of the CPUs that still
     have cpufreq) and clocksource are set live, each device found by
     its identity (a kernel rename does not matter); a device that is gone is reported, not an error. A planned md
-    array that was created later gets the readahead the kernel gives a new array. Arrays, filesystems, fstab lines
+    array that was created later gets the readahead the kernel gives a new array. The values of the additions file
+    are restored with the snapshot's. Arrays, filesystems, fstab lines
     and the services' mount holds are not touched. A second restore changes nothing.
   - The restore also removes the services' limits drop-ins (C(/etc/systemd/system/UNIT.d/iotune-storage-limits.conf))
     and reloads systemd; a running unit keeps the limits until its next restart, which is named per unit
@@ -123,6 +129,19 @@ recorded:
   description: With O(state=recorded), whether this call wrote the snapshot (would, in check mode).
   returned: state is recorded
   type: bool
+added:
+  description:
+    - With O(state=recorded) and a snapshot found, the record this call added to the additions file (would add, in
+      check mode) - C(devices) and C(created_later) as in the snapshot, C(sysctl), C(recorded_at), C(version); V(null)
+      when the snapshot and the earlier records hold everything the call names.
+  returned: state is recorded and a snapshot was found
+  type: dict
+  sample:
+    devices: [{identity: 'serial:vol0123456789abcdef3', kname: nvme3n1, queue: {read_ahead_kb: '4096'}}]
+    created_later: []
+    sysctl: {kernel.pid_max: '99999'}
+    recorded_at: '2026-03-02T10:00:00Z'
+    version: 0.1.0
 snapshot:
   description: With O(state=recorded), the snapshot (written now, or the one found).
   returned: state is recorded and the snapshot is readable
@@ -147,7 +166,8 @@ snapshot:
 original_state:
   description: What the snapshot holds, in short (C(path), C(exists), C(recorded_at), C(version), C(tuned_before),
     C(devices) (identities), C(created_later), C(sysctl) (how many), C(thp) (keys), C(files) (V(absent) or
-    V(present) when recorded)).
+    V(present) when recorded), C(additions) (per record of the additions file its C(recorded_at), C(devices),
+    C(created_later) and C(sysctl) names)).
   returned: always
   type: dict
 limits:

@@ -11,6 +11,8 @@ crashed ones, the converge, test_tuning.py's switch of profile and back) left th
 1. ``iotune_restore`` in check mode predicts the restore and changes nothing;
 2. the restore puts those three values back live, without a reboot, removes the collection's rules, sysctl and THP
    files and leaves the array, its filesystem (a file's checksum), its fstab line and its mount hold as they were;
+   (with it, the readahead of a disk first planned after the snapshot, which the run that planned it recorded in the
+   additions file before it tuned it);
 3. a second restore changes nothing;
 4. a tune run afterwards tunes the host again (the tests after this one start from the converged host).
 
@@ -36,6 +38,20 @@ THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled"
 LIMITS = "/etc/systemd/system/%s.d/iotune-storage-limits.conf"
 LIMITS_UNITS = ("cassandra.service", "iotune-standin.service")
 ENABLED = ("enabled", "enabled-runtime")
+ADDITIONS = "/var/lib/iotune-storage/original-state-additions.json"
+# a spare disk (prepare_refusals.yml's content on it: tuning its queue never writes to it), planned only by the run
+# of test_a_disk_planned_after_the_snapshot_is_recorded_before_its_first_change, with its owner's readahead before
+LATER_DISK = 4
+LATER_READAHEAD_KB = "2048"
+
+
+def later_disk(host):
+    disk = host.ansible.get_variables()["lab_disks"][LATER_DISK]
+    return disk, host.check_output("basename $(readlink -f %s)", disk["by_id"])
+
+
+def later_readahead(host):
+    return host.file("/sys/block/%s/queue/read_ahead_kb" % later_disk(host)[1]).content_string.strip()
 
 
 def timer_state(host):
@@ -99,6 +115,29 @@ def test_the_first_run_recorded_the_hand_set_values_and_no_later_run_overwrote_t
     assert live(host) != {"read_ahead_kb": "512", "swappiness": "30", "thp": "[always] madvise never"}
 
 
+def test_a_disk_planned_after_the_snapshot_is_recorded_before_its_first_change(host, subrun, snapshot):
+    """A device added to the plan later: the run that first plans it records its owner's value in the additions
+    file beside the snapshot (which stays as it was), then tunes it; the next run records nothing more."""
+    disk, kname = later_disk(host)
+    host.check_output("blockdev --setra %d /dev/%s", int(LATER_READAHEAD_KB) * 2, kname)
+    extra = {"iotune_verify": False,
+             "iotune_block_tuning_extra_devices": [{"serial": disk["serial"], "read_ahead_kb": 64}]}
+    rc, out, report = subrun.run(extra, tags="iotune_tuning")
+    assert rc == 0, out[-4000:]
+    recorded = subrun.tasks(report, "Record the host's original state before the first change (once per host)")
+    assert recorded and not recorded[0].get("skipped") and recorded[0]["changed"], recorded
+    added = recorded[0]["added"]
+    assert [d["kname"] for d in added["devices"]] == [kname], added
+    assert added["devices"][0]["queue"]["read_ahead_kb"] == LATER_READAHEAD_KB, added
+    assert later_readahead(host) == "64"                               # tuned after it was recorded
+    assert host.check_output("stat -c %%a %s", ADDITIONS) == "600"
+    assert json.loads(host.check_output("cat %s", SNAPSHOT)) == snapshot          # the snapshot as it was
+    before = host.check_output("sha256sum %s", ADDITIONS)
+    rc, out, report = subrun.run(extra, tags="iotune_tuning")
+    assert rc == 0 and subrun.changed(report) == 0, out[-4000:]
+    assert host.check_output("sha256sum %s", ADDITIONS) == before     # nothing recorded twice
+
+
 def test_restore_in_check_mode_says_what_and_changes_nothing(host, subrun, snapshot):
     before = (live(host), data_state(host), host.file(RULES_FILE).exists)
     rc, out, report = subrun.run({"iotune_restore": True}, check=True)
@@ -139,6 +178,8 @@ def test_restore_puts_the_values_back_live_and_leaves_the_data(host, subrun, sna
         assert timer_state(host) == timer_before                      # left, as the snapshot says
     now = live(host)
     assert now["read_ahead_kb"] == "512" and now["swappiness"] == "30", now
+    # and the value recorded later, in the additions file
+    assert later_readahead(host) == LATER_READAHEAD_KB
     assert now["thp"].startswith("[always]"), now
     for path in (RULES_FILE, SYSCTL_FILE, "/etc/systemd/system/" + THP_UNIT, "/etc/systemd/system/" + CPU_UNIT):
         assert not host.file(path).exists, path

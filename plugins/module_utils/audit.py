@@ -308,6 +308,8 @@ FSTRIM_TIMER = 'fstrim.timer'
 # the snapshot of the host's original state (module_utils/original_state.py's PATH; a unit test keeps them equal: this
 # file is part of the metrics collector, which carries no Ansible import, so it reads the JSON itself)
 ORIGINAL_STATE = '/var/lib/iotune-storage/original-state.json'
+# and the values first planned after it (original_state.additions_path of it; the same unit test)
+ORIGINAL_STATE_ADDITIONS = '/var/lib/iotune-storage/original-state-additions.json'
 _SNAPSHOT_META = ('format', 'collection', 'version', 'recorded_at', 'kernel', 'tuned_before')
 
 
@@ -344,6 +346,14 @@ def original_state_facts(host, path=ORIGINAL_STATE):
             counts['queue'] = sum(len(d.get('queue') or {}) for d in value if isinstance(d, dict))
         if isinstance(value, (dict, list)):
             counts[key] = 1 if key == 'fstrim_timer' else len(value)
+    if path == ORIGINAL_STATE:
+        # the records of values first planned later (one per run that found something new), when readable
+        try:
+            extra = json.loads(files.read_text(host.path(ORIGINAL_STATE_ADDITIONS)) or 'null')
+        except ValueError:
+            extra = None
+        if isinstance(extra, dict) and isinstance(extra.get('additions'), list):
+            counts['additions'] = len(extra['additions'])
     return out
 
 

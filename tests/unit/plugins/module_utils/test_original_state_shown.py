@@ -50,6 +50,17 @@ def gather(h, runs=None):
 
 def test_the_path_is_the_modules():
     assert host_audit.ORIGINAL_STATE == orig.PATH
+    assert host_audit.ORIGINAL_STATE_ADDITIONS == orig.additions_path(orig.PATH)
+
+
+def test_the_records_of_values_planned_later_are_counted(fake_host):
+    h = tuned_host(fake_host)
+    put(h)
+    assert 'additions' not in gather(h)['original_state']['counts']           # none yet
+    h.write(orig.additions_path(orig.PATH).lstrip('/'), json.dumps({'format': 1, 'additions': [{}, {}]}))
+    assert gather(h)['original_state']['counts']['additions'] == 2
+    h.write(orig.additions_path(orig.PATH).lstrip('/'), '{torn')
+    assert 'additions' not in gather(h)['original_state']['counts']           # unreadable: not counted
 
 
 def test_the_audit_reads_the_snapshot_in_its_call_without_a_command(fake_host):

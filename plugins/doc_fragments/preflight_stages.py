@@ -26,7 +26,9 @@ options:
         options it would pass are exactly those of RV(stages_read) (the tune role; a re-run on a converged host
         makes this one call of the collection's modules).
       - Not in sync, with a reason in RV(stages_why), is also every read that failed; the stage then calls its
-        module as before.
+        module as before. One failure is a refusal of the whole call instead, before any change of the run - a plan
+        the host cannot carry out whatever the earlier stages do (an xfs call whose discard policy needs
+        C(fstrim.timer), which systemd does not know on this host).
     type: dict
     suboptions:
       raid0:
@@ -40,7 +42,8 @@ options:
         type: str
       xfs:
         description: The options of each M(iotune.storage.xfs_filesystem) call. In sync also means that the
-          mount point exists, the fstab line is the planned one, the filesystem is mounted there and nowhere else.
+          mount point exists, the fstab line is the planned one, the filesystem is mounted there and nowhere else,
+          and, for the discard policy C(fstrim_timer), that C(fstrim.timer) is enabled and active.
         type: list
         elements: dict
       block_tuning:

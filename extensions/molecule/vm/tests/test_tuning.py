@@ -178,15 +178,13 @@ def test_switch_profile_streaming_to_cassandra(host, playbook, members):
     _assert_profile_values(host, md, members, CASSANDRA_KB, CASSANDRA_KB, "none")
 
     # and a second run changes nothing: no reload, no trigger; the stage found in sync by the preflight's read makes
-    # no call at all (issue 31; a selector plan, the nvme entry's, still calls and reports nothing to do)
+    # no call at all (issue 31; on the nvme entry, members by EBS volume id, the second preflight call after the
+    # re-plan reads it)
     rc, out, report = playbook.run({"iotune_profile": "cassandra"})
     assert rc == 0, out
     res = playbook.task_result(report, TUNING_TASK)
-    if DISK_CLASS != "nvme":        # the members by path: the preflight read the stage
-        decision = playbook.subrun.stage_decisions(report)["block_tuning"]
-        assert res.get("skipped") and decision.startswith("udev_block_tuning skipped: in sync"), (res, decision)
-    else:                           # members by EBS volume id: the plan is final after the preflight, no stage read
-        assert not res["changed"] and not res["reloaded"] and res["triggered"] == []
+    decision = playbook.subrun.stage_decisions(report)["block_tuning"]
+    assert res.get("skipped") and decision.startswith("udev_block_tuning skipped: in sync"), (res, decision)
     assert playbook.changed(report) == 0
 
 

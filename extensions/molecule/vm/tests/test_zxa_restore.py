@@ -119,7 +119,7 @@ def test_a_disk_planned_after_the_snapshot_is_recorded_before_its_first_change(h
     """A device added to the plan later: the run that first plans it records its owner's value in the additions
     file beside the snapshot (which stays as it was), then tunes it; the next run records nothing more."""
     disk, kname = later_disk(host)
-    host.check_output("blockdev --setra %d /dev/%s", int(LATER_READAHEAD_KB) * 2, kname)
+    host.check_output("blockdev --setra %s /dev/%s", str(int(LATER_READAHEAD_KB) * 2), kname)
     extra = {"iotune_verify": False,
              "iotune_block_tuning_extra_devices": [{"serial": disk["serial"], "read_ahead_kb": 64}]}
     rc, out, report = subrun.run(extra, tags="iotune_tuning")

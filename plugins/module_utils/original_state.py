@@ -210,6 +210,11 @@ def limits_dropins(root):
     return found
 
 
+def timestamp(now=None):
+    """``recorded_at`` of a snapshot or an addition: UTC, to the second (``now`` None: the current time)."""
+    return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))
+
+
 def planned_devices(host, devices):
     """(the tuning entries ``devices`` validated by udev_block_tuning's own spec, their host_plan on ``host``)."""
     checked = ArgumentSpecValidator({'devices': bt.devices_option()}).validate({'devices': devices})
@@ -266,7 +271,7 @@ def record(host, root, devices, sysctl, paths, now=None, version=COLLECTION_VERS
     later = created_later(devices, planned)
     files = state['files']
     return {'format': FORMAT, 'collection': 'iotune.storage', 'version': version,
-            'recorded_at': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now)),
+            'recorded_at': timestamp(now),
             'kernel': os.uname()[2],
             # an earlier release (or a run before this file existed) left the collection's files: the values
             # recorded may be its tuning, not the host's own
@@ -313,24 +318,16 @@ def addition(host, root, devices, sysctl, snapshot, additions, now=None, version
              'sysctl': dict((k, v) for k, v in state['sysctl'].items() if v is not None)}
     if not any(found.values()):
         return None
-    return dict(found, version=version, recorded_at=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now)))
+    return dict(found, version=version, recorded_at=timestamp(now))
 
 
 def load_additions(path):
     """The records of the additions file of the snapshot ``path`` ([] when there is none); raises
     OriginalStateError when it cannot be read (it is then kept as it is)."""
     extra = additions_path(path)
-    try:
-        with open(extra, 'r') as f:
-            text = f.read()
-    except FileNotFoundError:
+    doc = read_json(extra)
+    if doc is None:
         return []
-    except (IOError, OSError) as e:
-        raise OriginalStateError('cannot read %s: %s' % (extra, e))
-    try:
-        doc = json.loads(text)
-    except ValueError as e:
-        raise OriginalStateError('%s is not JSON (%s): it is kept as it is, never overwritten' % (extra, e))
     if not isinstance(doc, dict) or doc.get('format') != FORMAT or not isinstance(doc.get('additions'), list):
         raise OriginalStateError('%s is not an additions file of format %d of this collection' % (extra, FORMAT))
     return doc['additions']
@@ -386,8 +383,9 @@ def check_format(snapshot, path):
     return snapshot
 
 
-def load(path):
-    """The snapshot at ``path``, None when there is none; raises OriginalStateError when it cannot be read."""
+def read_json(path):
+    """The JSON document at ``path`` (the snapshot or its additions file), None when there is none; raises
+    OriginalStateError when it cannot be read or is not JSON (the file is kept as it is)."""
     try:
         with open(path, 'r') as f:
             text = f.read()
@@ -396,9 +394,15 @@ def load(path):
     except (IOError, OSError) as e:
         raise OriginalStateError('cannot read %s: %s' % (path, e))
     try:
-        return check_format(json.loads(text), path)
+        return json.loads(text)
     except ValueError as e:
         raise OriginalStateError('%s is not JSON (%s): it is kept as it is, never overwritten' % (path, e))
+
+
+def load(path):
+    """The snapshot at ``path``, None when there is none; raises OriginalStateError when it cannot be read."""
+    doc = read_json(path)
+    return None if doc is None else check_format(doc, path)
 
 
 def _link_no_clobber(src, dest):

@@ -282,7 +282,7 @@ def _check_thp(root, report, thp, tuned):
                                    'sets %s after boot' % (boot, wanted))
 
 
-def _check_cpu_clock(root, report, cpu_clock, tuned=None):
+def _check_cpu_clock(root, report, cpu_clock, tuned):
     """The CPU governor and the clocksource into ``report['cpu_clock']``: {key: {wanted, live, offered}}; a live value
     that differs is drift, a value the host does not offer is in ``not_offered`` and a note. A governor the active
     tuned profile's [cpu] unit sets instead is a conflict (tuned applies it whenever it starts), as for THP."""
@@ -313,8 +313,7 @@ def _check_cpu_clock(root, report, cpu_clock, tuned=None):
             report['not_offered'].append(key)
             report['notes'].append(not_offered_note(key, wanted, why))
             continue
-        if key == 'cpu_governor' and _tuned_governor_conflict(report, (tuned or {}).get(('cpu', 'governor')), cpus,
-                                                              wanted):
+        if key == 'cpu_governor' and _tuned_governor_conflict(report, tuned.get(('cpu', 'governor')), cpus, wanted):
             continue
         if differs:
             report['drift'].append('%s: live %s, wanted %s' % (key, shown, wanted))

@@ -240,10 +240,8 @@ def tuned_settings(root, profiles):
 
 def tuned_governor(value, available):
     """The governor tuned's [cpu] ``governor=`` sets on a CPU offering ``available``: the first of its
-    ``|``-separated choices the CPU offers (tuned's rule), None when it offers none of them (tuned sets nothing) or the
-    value is a tuned variable (not evaluated here)."""
-    if '${' in value:
-        return None
+    ``|``-separated choices the CPU offers (tuned's rule), None when it offers none of them (tuned sets nothing). A
+    tuned variable (``${...}``) is the caller's to tell apart (kernel_settings makes it a note)."""
     for choice in value.split('|'):
         choice = choice.strip()
         if choice and choice in available:

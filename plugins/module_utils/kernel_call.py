@@ -106,7 +106,9 @@ class KernelSettings:
         parent = self.override_parent(report['tuned']['profiles'])
         reasons = [c for c in report['conflicts'] if 'tuned profile' in c]
         path = self.tuned_path(name, 'tuned.conf')
-        text = tuned.render_tuned_override(parent, ks.tuned_override_conflicts(report), reasons)
+        # each value in the unit and under the option name the parent's chain sets it with
+        settings = tuned.tuned_settings(self.root, parent.split())
+        text = tuned.render_tuned_override(parent, ks.tuned_override_conflicts(report), reasons, settings)
         before = ks.read_text(path)
         activate = report['tuned']['profiles'] != [name]
         self.diff = {'before': before or '', 'after': text, 'before_header': path, 'after_header': path}

@@ -195,7 +195,7 @@ def tuned_reapply_sysctl(root):
 
 
 def tuned_settings(root, profiles):
-    """Effective tuned settings: {('sysctl'|'thp', key): (value, profile name, unit name, unit type)}.
+    """Effective tuned settings: {('sysctl'|'thp'|'cpu', key): (value, profile name, unit name, unit type, option)}.
 
     Units of included profiles come first; a later unit of the same name adds or overrides options,
     ``replace=1`` drops what came before, ``enabled=false`` switches the unit off.
@@ -230,11 +230,11 @@ def tuned_settings(root, profiles):
             if key == 'enabled':
                 continue
             if unit['type'] == 'sysctl':
-                found[('sysctl', normalise_name(key))] = (normalise_value(value), profile, section, 'sysctl')
+                found[('sysctl', normalise_name(key))] = (normalise_value(value), profile, section, 'sysctl', key)
             elif unit['type'] == 'vm' and key in TUNED_VM_OPTIONS:
-                found[TUNED_VM_OPTIONS[key]] = (normalise_value(value), profile, section, 'vm')
+                found[TUNED_VM_OPTIONS[key]] = (normalise_value(value), profile, section, 'vm', key)
             elif unit['type'] == 'cpu' and key == 'governor':
-                found[('cpu', 'governor')] = (normalise_value(value), profile, section, 'cpu')
+                found[('cpu', 'governor')] = (normalise_value(value), profile, section, 'cpu', key)
     return found
 
 
@@ -269,17 +269,29 @@ include={parent}
 {units}"""
 
 
-def render_tuned_override(parent, conflicts, reasons):
-    """tuned.conf text for the override profile: the parent plus our values for the conflicting keys."""
-    sysctl = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'sysctl')
-    vm = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'thp')
-    cpu = sorted((key, value) for (kind, key), value in conflicts.items() if kind == 'cpu')
-    units = ''
-    if sysctl:
-        units += '\n[sysctl]\n' + ''.join('%s=%s\n' % kv for kv in sysctl)
-    if vm:
-        names = {'enabled': 'transparent_hugepages', 'defrag': 'transparent_hugepage.defrag'}
-        units += '\n[vm]\n' + ''.join('%s=%s\n' % (names[key], value) for key, value in vm)
-    if cpu:
-        units += '\n[cpu]\n' + ''.join('%s=%s\n' % kv for kv in cpu)
-    return KERNEL_OVERRIDE_TEMPLATE.format(parent=parent, reasons='; '.join(reasons), units=units)
+def render_tuned_override(parent, conflicts, reasons, settings=None):
+    """tuned.conf text for the override profile: the parent plus our values for the conflicting keys.
+
+    Each value goes into the unit (section) and under the option name the parent's chain sets it with (``settings``:
+    tuned_settings of the parent): tuned merges a unit of the same name, so ``[my_cpu] type=cpu`` or ``[vm]
+    dirty_bytes=`` is overridden where it is, not by a second unit that runs beside it. A key the parent does not set
+    goes into the unit named after its kind ([sysctl], [vm], [cpu])."""
+    default_units = {'sysctl': ('sysctl', 'sysctl'), 'thp': ('vm', 'vm'), 'cpu': ('cpu', 'cpu')}
+    thp_options = {'enabled': 'transparent_hugepages', 'defrag': 'transparent_hugepage.defrag'}
+    units = {}
+    for (kind, key), value in conflicts.items():
+        found = (settings or {}).get((kind, key))
+        if found is not None:
+            section, unit_type, option = found[2], found[3], found[4]
+        else:
+            section, unit_type = default_units[kind]
+            option = thp_options[key] if kind == 'thp' else key
+        units.setdefault((section, unit_type), []).append((option, value))
+    text = ''
+    rank = {'sysctl': 0, 'vm': 1, 'cpu': 2}   # the order of earlier releases: an unchanged override is not rewritten
+    for (section, unit_type), options in sorted(units.items(), key=lambda u: (rank.get(u[0][1], 3), u[0][0])):
+        text += '\n[%s]\n' % section
+        if section != unit_type:
+            text += 'type=%s\n' % unit_type
+        text += ''.join('%s=%s\n' % kv for kv in sorted(options))
+    return KERNEL_OVERRIDE_TEMPLATE.format(parent=parent, reasons='; '.join(reasons), units=text)

@@ -146,9 +146,9 @@ def test_tuned_virtual_guest_chain(host):
     host.tuned_profile('throughput-performance', fake_kernel.THROUGHPUT_PERFORMANCE)
     host.tuned_profile('virtual-guest', fake_kernel.VIRTUAL_GUEST)
     found = tuned.tuned_settings(host.root, ['virtual-guest'])
-    assert found[('sysctl', 'vm.swappiness')] == ('30', 'virtual-guest', 'sysctl', 'sysctl')
-    assert found[('sysctl', 'vm.dirty_ratio')] == ('30', 'virtual-guest', 'sysctl', 'sysctl')
-    assert found[('thp', 'enabled')] == ('always', 'throughput-performance', 'vm', 'vm')
+    assert found[('sysctl', 'vm.swappiness')] == ('30', 'virtual-guest', 'sysctl', 'sysctl', 'vm.swappiness')
+    assert found[('sysctl', 'vm.dirty_ratio')] == ('30', 'virtual-guest', 'sysctl', 'sysctl', 'vm.dirty_ratio')
+    assert found[('thp', 'enabled')] == ('always', 'throughput-performance', 'vm', 'vm', 'transparent_hugepages')
 
 
 def test_tuned_thp_is_a_conflict(host):
@@ -239,3 +239,22 @@ def test_render_tuned_override():
                                        ['x'])
     assert 'include=virtual-guest\n' in text
     assert '\n[sysctl]\nvm.swappiness=1\n' in text and '\n[vm]\ntransparent_hugepages=never\n' in text
+    assert text.index('[sysctl]') < text.index('[vm]')   # the order of earlier releases
+
+
+def test_render_tuned_override_uses_the_parents_unit_and_option_names(host):
+    # the parent sets the governor in a unit not named cpu, dirty_bytes through its [vm] unit and THP with the singular
+    # option name: the override must set each where the parent does (tuned merges units by name), not in a second unit
+    host.tuned_profile('site', '[main]\nsummary=site\n\n[my_cpu]\ntype=cpu\ngovernor=powersave\n\n'
+                               '[vm]\ndirty_bytes=1000\ntransparent_hugepage=always\n')
+    settings = tuned.tuned_settings(host.root, ['site'])
+    conflicts = {('cpu', 'governor'): 'performance', ('sysctl', 'vm.dirty_bytes'): '2000', ('thp', 'enabled'): 'never',
+                 ('sysctl', 'vm.swappiness'): '1'}
+    text = tuned.render_tuned_override('site', conflicts, ['x'], settings)
+    assert '\n[my_cpu]\ntype=cpu\ngovernor=performance\n' in text
+    assert '\n[vm]\ndirty_bytes=2000\ntransparent_hugepage=never\n' in text
+    assert '\n[sysctl]\nvm.swappiness=1\n' in text          # not set by the parent: the unit of its kind
+    assert '[cpu]' not in text and 'vm.dirty_bytes' not in text
+    # negative control: without the parent's settings every value lands in the unit of its kind
+    plain = tuned.render_tuned_override('site', conflicts, ['x'])
+    assert '\n[cpu]\ngovernor=performance\n' in plain and '[my_cpu]' not in plain

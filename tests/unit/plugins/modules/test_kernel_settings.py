@@ -110,6 +110,28 @@ def test_tuned_override_writes_and_activates_a_profile(host):
     assert again['changed'] is False and len(run.calls) == 1
 
 
+def test_tuned_override_sets_each_value_in_the_parents_own_unit(host):
+    # a site profile that sets swappiness in a unit not named sysctl and THP with tuned's singular option name: the
+    # override overrides those units (tuned merges a unit of the same name); a [sysctl] unit beside them would leave
+    # tuned applying both, and which one won would depend on the order of its units
+    host.tuned_profile('site', '[main]\nsummary=site\n\n[site_sysctl]\ntype=sysctl\nvm.swappiness=60\n\n'
+                               '[vm]\ntransparent_hugepage=always\n')
+    host.tuned_active('site', reapply=False)
+
+    def activate(argv):
+        host.write('etc/tuned/active_profile', 'iotune-storage-kernel\n')
+        return 0, '', ''
+    result = checker(host, mode='override', run=activate).apply()
+    text = open(host.path('etc/tuned/iotune-storage-kernel/tuned.conf')).read()
+    assert '\n[site_sysctl]\ntype=sysctl\nvm.swappiness=1\n' in text
+    assert '\n[vm]\ntransparent_hugepage=never\n' in text
+    assert '[sysctl]' not in text
+    # the check after the activation reads the merged chain: the override's values win, nothing left to resolve
+    assert result['conflicts'] == [] and result['changed'] is True
+    again = checker(host, mode='override', run=activate).apply()
+    assert again['changed'] is False
+
+
 def test_tuned_override_in_check_mode_writes_nothing(host):
     host.tuned_profile('throughput-performance', fake_kernel.THROUGHPUT_PERFORMANCE)
     host.tuned_active('throughput-performance')

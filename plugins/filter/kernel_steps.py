@@ -138,6 +138,10 @@ _value:
     check:
       description: Check the live settings after the changes.
       type: bool
+    act:
+      description: Any of the steps above that runs a task (the role includes its task file of them only then, or
+        when a file is written).
+      type: bool
     mode:
       description: The check's mode.
       type: str

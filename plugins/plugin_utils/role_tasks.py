@@ -172,6 +172,11 @@ def _cpu_clock_steps(before, options, changed_paths, found_files, cpu_old, check
     return steps
 
 
+# the kernel role's steps after its read that run a task (kernel_steps' ``act``)
+ACT_STEPS = ('load_sysctl', 'thp_unit', 'look_old_unit', 'remove_old_unit', 'check', 'cpu_unit', 'look_old_cpu_unit',
+             'remove_old_cpu_unit')
+
+
 def kernel_steps(before, options, written=None, checked=None, found_files=None, thp_old=None, check_mode=False,
                  cpu_old=None):
     """The kernel role's steps after its read ``before`` (kernel_before: drift, conflicts, thp_unit_enabled) and the
@@ -196,6 +201,8 @@ def kernel_steps(before, options, written=None, checked=None, found_files=None, 
     if thp_written or thp_drift:
         steps['thp_state'] = 'restarted'
     steps.update(_cpu_clock_steps(before, options, changed_paths, found_files, cpu_old, check_mode))
+    # any step after the read to take (the role's tasks/apply.yml is included only then, or when a file is written)
+    steps['act'] = any(steps[k] for k in ACT_STEPS)
     results = before if checked is None or skipped_test(checked) else checked
     # with the tuned override, a tuned conflict is the override profile's to resolve
     resolved = 'tuned profile' if to_bool(options['tuned_override']) else '^$'

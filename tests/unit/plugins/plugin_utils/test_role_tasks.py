@@ -14,6 +14,7 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.iotune.storage.plugins.filter.kernel_files import kernel_files
 from ansible_collections.iotune.storage.plugins.filter.kernel_steps import kernel_steps
+from ansible_collections.iotune.storage.plugins.plugin_utils import role_tasks
 from ansible_collections.iotune.storage.plugins.filter.package_argv import package_argv
 from ansible_collections.iotune.storage.plugins.filter.packages_missing import packages_missing
 from ansible_collections.iotune.storage.plugins.filter.raid0_outcome import raid0_outcome
@@ -177,6 +178,23 @@ def test_a_converged_host_needs_no_step():
     steps = kernel_steps({'drift': [], 'conflicts': [], 'thp_unit_enabled': True}, OPTIONS, written={'skipped': True})
     assert not (steps['load_sysctl'] or steps['thp_unit'] or steps['check'] or steps['remove_old_unit'])
     assert 'thp_state' not in steps and steps['mode'] == 'fail' and steps['unresolved'] == []
+    assert steps['act'] is False        # the role's tasks/apply.yml is not included
+
+
+def test_act_is_any_step_that_runs_a_task():
+    before = {'drift': [], 'conflicts': [], 'thp_unit_enabled': True}
+    cases = [
+        (dict(before, drift=['vm.swappiness: live 60, wanted 1']), OPTIONS, {}),          # load_sysctl, check
+        (dict(before, thp_unit_enabled=False), OPTIONS, {}),                              # thp_unit
+        (dict(before, conflicts=['x']), OPTIONS, {}),                                      # check
+        (before, dict(OPTIONS, thp={}), {}),                                               # look_old_unit
+        (before, dict(OPTIONS, thp={}), {'found_files': [{'path': UNIT}]}),                # remove_old_unit
+    ]
+    for read, options, extra in cases:
+        steps = kernel_steps(read, options, **extra)
+        assert steps['act'] is True and any(steps[k] for k in role_tasks.ACT_STEPS), (read, options, extra)
+    # negative control: with the THP unit gone and no earlier one found there is nothing to do
+    assert kernel_steps(before, dict(OPTIONS, thp={}), found_files=[{'path': FILE}])['act'] is False
 
 
 def test_drift_loads_and_restarts_what_drifted():

@@ -29,7 +29,9 @@ the read again and then the steps in this order, each only when there is somethi
 
 A crash between any two steps leaves a state the next run with the same entry reads as its own and finishes: the
 mount point is read from the fstab line as long as the filesystem is mounted (step 3 comes before step 4), the units
-of the mount holds from the holds as long as they are there (step 1 comes before step 2), the members from the
+of the mount holds from the holds as long as they are there (step 1 comes before step 2) and, once they are gone,
+from the record of the retire's units (``UNITS_RECORD``, written before step 1 when a hold names a unit, removed with
+the stop; a run that finds it after the stop removes it), the members from the
 running array or, once it is stopped, from the superblocks that carry its UUID; the rebuild is owed as long as the
 marker is there. A host where nothing carries the UUID any more has nothing to do (changed=false): retired already,
 with its superblocks zeroed, or never here.
@@ -62,6 +64,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.md_identity import 
 __metaclass__ = type
 
 BINS = ('mdadm', 'umount', 'systemctl')
+# The units of a retire, recorded (root-only, atomically) before its first change when a mount hold names one: a crash
+# after the holds are gone (step 2) and before the stop still knows every unit to check; removed with the stop.
+UNITS_RECORD = '/var/lib/iotune-storage/retire-%s.units'
 IGNORE = '<ignore>'
 _COLON_UUID = re.compile(r'[0-9a-f]{8}(?::[0-9a-f]{8}){3}')
 # ActiveState of systemctl show: a unit in one of these states runs (or is about to, or still stops)
@@ -189,7 +194,8 @@ class ArrayRetire:
             return None
         found = {'name': self.name, 'uuid': self.uuid, 'state': 'gone', 'kname': None, 'device': None,
                  'filesystem_uuid': None, 'mountpoints': [], 'mounted': [], 'fstab_lines': [], 'members': [],
-                 'dropins': [], 'services': [], 'limits': [], 'conf_text': None, 'marker': False}
+                 'dropins': [], 'services': [], 'limits': [], 'conf_text': None, 'marker': False,
+                 'recorded': None}
         self.found = found
         md_kname = self.md_kname(where)
         if md_kname is not None:
@@ -363,7 +369,9 @@ class ArrayRetire:
         keeps) or one whose mount hold stays for another mount point keeps its limits drop-in; nothing goes for an
         array the host has nothing of (a typo of the UUID)."""
         units = []
-        for unit in list(self.p['services']) + [d['unit'] for d in self.found['dropins']]:
+        self.found['recorded'] = self.read_record()
+        recorded = self.found['recorded'] or []
+        for unit in list(self.p['services']) + [d['unit'] for d in self.found['dropins']] + recorded:
             if unit_name(unit) not in units:
                 units.append(unit_name(unit))
         self.found['services'] = units
@@ -375,6 +383,28 @@ class ArrayRetire:
             text = self.view.read(path) if unit not in kept and not self.held_elsewhere(unit) else None
             if text is not None:
                 self.found['limits'].append({'path': path, 'unit': unit, 'text': text})
+
+    def record_path(self):
+        return UNITS_RECORD % self.uuid.replace(':', '')
+
+    def read_record(self):
+        """The units an interrupted retire of this array recorded (None: no record). An unreadable record is a
+        refusal: the units it would name could not be checked."""
+        text = self.view.read(self.record_path())
+        if text is None:
+            return None
+        units = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith('#')]
+        if [u for u in units if not re.fullmatch(r'[A-Za-z0-9:_.@\\-]+', u)]:
+            self.problems.append("retire '%s': %s is not a list of unit names; remove it after checking that none of "
+                                 'the units of the array runs; nothing is retired' % (self.name, self.record_path()))
+            return None
+        return units
+
+    def record_text(self):
+        """The record of this retire's units (read_services): one unit a line."""
+        return ('# the units of the retire of md array %s (UUID %s), checked by the next run if this one stops '
+                'before the array is stopped (iotune.storage.retire_array)\n%s'
+                % (self.name, self.uuid, ''.join('%s\n' % u for u in self.found['services'])))
 
     def held_elsewhere(self, unit):
         """Does the mount hold of ``unit`` hold it for a mount point of another array (one it keeps after the
@@ -437,6 +467,9 @@ class ArrayRetire:
         if zero and found['members']:
             todo.append(('zero', 'superblocks zeroed on %s' % ', '.join(found['members'])))
             todo.append(('unignore', '%s: its <ignore> line removed (no superblock left)' % conf))
+        if found['recorded'] is not None and found['state'] != 'running':
+            # a run that stopped after the stop and before the record went (the units are asked only while it runs)
+            todo.append(('record', '%s removed (the array is stopped)' % self.record_path()))
         return todo, wanted
 
     # --- the steps --------------------------------------------------------------------------------
@@ -463,6 +496,16 @@ class ArrayRetire:
             fileutil.remove(self.view.path(path))
         except OSError as e:
             raise RetireError('cannot remove %s: %s' % (path, e))
+
+    def do_record(self):
+        """Record the units before the first change (the holds that name some of them go in step 2)."""
+        text = self.record_text()
+        if self.view.read(self.record_path()) != text:
+            try:
+                fileutil.write_text(self.view.path(self.record_path()), text, self.replace, mode=0o600,
+                                    prefix='.iotune-retire-units.')
+            except (IOError, OSError) as e:
+                raise RetireError('cannot write %s: %s' % (self.record_path(), e))
 
     def do_limits(self):
         for dropin in self.found['limits']:
@@ -513,6 +556,8 @@ class ArrayRetire:
     def apply(self, todo, wanted):
         """Run the steps ``todo`` (steps(), with the line ``wanted`` of the conf step), in order."""
         names = [step for step, dummy in todo]
+        if ('limits' in names or 'holds' in names) and self.found['dropins']:
+            self.do_record()
         if 'limits' in names:
             self.do_limits()
         if 'holds' in names:
@@ -527,6 +572,8 @@ class ArrayRetire:
             self.do_conf(wanted)
         if 'stop' in names:
             self.do_stop()
+        if 'stop' in names or 'record' in names:
+            self.remove(self.record_path())
         if 'zero' in names:
             self.do_zero()
         if 'unignore' in names:

@@ -33,7 +33,10 @@ description:
     and the C(<ignore>) line goes too.
   - The initramfs carries a copy of mdadm.conf; this module does not rebuild it. It reports RV(rebuild_pending), and
     the P(iotune.storage.raid0#role) role's rebuild removes O(rebuild_marker) once done.
-  - A crash at any point leaves a state the next call with the same options finishes. A call that finds nothing of the
+  - A crash at any point leaves a state the next call with the same options finishes. Before its first change, a call
+    whose mount-hold drop-ins name units records the units in C(/var/lib/iotune-storage/retire-UUID.units) (root
+    only), so that the next call still checks them once the drop-ins are gone; the record goes with the stop (a call
+    that finds it after the stop removes it, the step V(record)). A call that finds nothing of the
     UUID on the host (retired already with its superblocks zeroed, or never here) changes nothing and says so; a call
     for an array retired already changes nothing either, also while a unit of O(services) runs again.
 author:
@@ -153,14 +156,14 @@ members:
   type: list
   elements: str
 services:
-  description: The array's units (O(services) and those the mount-hold drop-ins held for its mount points), checked
-    while the array runs.
+  description: The array's units (O(services), those the mount-hold drop-ins held for its mount points, and those an
+    interrupted call recorded), checked while the array runs.
   returned: always
   type: list
   elements: str
 steps:
   description: The steps taken (in check mode, that would be), in order (V(limits), V(holds), V(unmount), V(fstab),
-    V(conf), V(stop), V(zero), V(unignore)).
+    V(conf), V(stop), V(zero), V(unignore), V(record)).
   returned: always
   type: list
   elements: str

@@ -373,6 +373,85 @@ def test_a_crash_between_two_steps_is_finished_by_the_next_call(host, crash_at, 
     assert not call(host)['changed']
 
 
+RECORD = rt.UNITS_RECORD % UUID.replace(':', '')
+
+
+def record(host):
+    """The record of the retire's units on the fake host, None when there is none."""
+    path = os.path.join(host.root, RECORD.lstrip('/'))
+    return open(path).read() if os.path.exists(path) else None
+
+
+def test_a_crash_after_the_holds_went_still_checks_the_units_they_named(host):
+    # the crash comes at the unmount: the limits drop-ins and the mount holds are gone, and with them the only place
+    # that named stand-in.service (the entry lists no service); the record of the retire's units names it
+    def crash(argv):
+        raise Crash(argv)
+    real = host.commands[('umount', '/srv/data2')]
+    host.on(['umount', '/srv/data2'], crash)
+    with pytest.raises(Crash):
+        call(host)
+    host.on(['umount', '/srv/data2'], real)
+    assert not os.path.exists(os.path.join(host.root, mount_holds.path('stand-in.service').lstrip('/')))
+    assert record(host).splitlines()[1:] == ['both.service', 'stand-in.service']
+    assert oct(os.stat(os.path.join(host.root, RECORD.lstrip('/'))).st_mode & 0o777) == '0o600'
+    # the unit started meanwhile: the next run refuses, naming it, before any change
+    states(host, ['both.service', 'stand-in.service'], ['inactive', 'active'])
+    host.calls[:] = []
+    assert refused(host) == ["retire 'data2': stand-in.service is running; stop it first (a retire never stops a "
+                             'service)']
+    assert changes(host) == []
+    # stopped again, the run finishes the retire and the record goes with the stop
+    states(host, ['both.service', 'stand-in.service'], ['inactive', 'inactive'])
+    result = call(host)
+    assert result['steps'] == ['unmount', 'fstab', 'conf', 'stop']
+    assert result['services'] == ['both.service', 'stand-in.service']
+    assert record(host) is None
+    assert not call(host)['changed']
+
+
+def test_without_the_record_a_unit_known_only_by_its_hold_is_not_asked(host):
+    # negative control of the test above: the same crash, the record removed by hand: nothing names stand-in.service
+    def crash(argv):
+        raise Crash(argv)
+    real = host.commands[('umount', '/srv/data2')]
+    host.on(['umount', '/srv/data2'], crash)
+    with pytest.raises(Crash):
+        call(host)
+    host.on(['umount', '/srv/data2'], real)
+    os.unlink(os.path.join(host.root, RECORD.lstrip('/')))
+    states(host, ['both.service', 'stand-in.service'], ['inactive', 'active'])
+    assert call(host)['steps'] == ['unmount', 'fstab', 'conf', 'stop']
+
+
+def test_no_record_without_a_hold_and_none_in_check_mode(host):
+    call(host, check_mode=True)
+    assert record(host) is None
+    for unit in ('stand-in.service', 'both.service'):
+        os.unlink(os.path.join(host.root, mount_holds.path(unit).lstrip('/')))
+    states(host, ['db.service'], ['inactive'])
+    assert call(host, services=['db'])['changed'] and record(host) is None
+
+
+def test_a_record_left_after_the_stop_is_removed_by_the_next_run(host):
+    host.write(RECORD.lstrip('/'), '# x\nstand-in.service\n')
+    stop(host)
+    host.write(CONF.lstrip('/'), 'HOMEHOST <system>\n%s\nARRAY <ignore> UUID=%s\n' % (KEEP_LINE, UUID))
+    host.write('etc/fstab', FSTAB.replace('UUID=fs-2222 /srv/data2 xfs %s 0 0\n' % OPTIONS, ''))
+    for unit in ('stand-in.service', 'both.service'):
+        os.unlink(os.path.join(host.root, mount_holds.path(unit).lstrip('/')))
+    result = call(host)
+    assert result['steps'] == ['record'] and result['changed'] and record(host) is None
+    assert not host.ran(['systemctl'])          # a stopped array's units are not asked
+    assert not call(host)['changed']
+
+
+def test_an_unreadable_record_is_refused(host):
+    host.write(RECORD.lstrip('/'), 'stand-in.service\n$(rm -rf /)\n')
+    assert 'is not a list of unit names' in refused(host)[0]
+    assert changes(host) == []
+
+
 def test_a_crash_after_the_stop_zeroes_the_members_found_by_their_superblocks(host):
     def crash(argv):
         raise Crash(argv)

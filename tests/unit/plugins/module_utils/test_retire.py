@@ -382,9 +382,8 @@ def record(host):
     return open(path).read() if os.path.exists(path) else None
 
 
-def test_a_crash_after_the_holds_went_still_checks_the_units_they_named(host):
-    # the crash comes at the unmount: the limits drop-ins and the mount holds are gone, and with them the only place
-    # that named stand-in.service (the entry lists no service); the record of the retire's units names it
+def crash_at_the_unmount(host):
+    """A retire that stops at its unmount (after the limits and holds steps); the host's umount is back after it."""
     def crash(argv):
         raise Crash(argv)
     real = host.commands[('umount', '/srv/data2')]
@@ -392,6 +391,12 @@ def test_a_crash_after_the_holds_went_still_checks_the_units_they_named(host):
     with pytest.raises(Crash):
         call(host)
     host.on(['umount', '/srv/data2'], real)
+
+
+def test_a_crash_after_the_holds_went_still_checks_the_units_they_named(host):
+    # the crash comes at the unmount: the limits drop-ins and the mount holds are gone, and with them the only place
+    # that named stand-in.service (the entry lists no service); the record of the retire's units names it
+    crash_at_the_unmount(host)
     assert not os.path.exists(os.path.join(host.root, mount_holds.path('stand-in.service').lstrip('/')))
     assert record(host).splitlines()[1:] == ['both.service', 'stand-in.service']
     assert oct(os.stat(os.path.join(host.root, RECORD.lstrip('/'))).st_mode & 0o777) == '0o600'
@@ -412,13 +417,7 @@ def test_a_crash_after_the_holds_went_still_checks_the_units_they_named(host):
 
 def test_without_the_record_a_unit_known_only_by_its_hold_is_not_asked(host):
     # negative control of the test above: the same crash, the record removed by hand: nothing names stand-in.service
-    def crash(argv):
-        raise Crash(argv)
-    real = host.commands[('umount', '/srv/data2')]
-    host.on(['umount', '/srv/data2'], crash)
-    with pytest.raises(Crash):
-        call(host)
-    host.on(['umount', '/srv/data2'], real)
+    crash_at_the_unmount(host)
     os.unlink(os.path.join(host.root, RECORD.lstrip('/')))
     states(host, ['both.service', 'stand-in.service'], ['inactive', 'active'])
     assert call(host)['steps'] == ['unmount', 'fstab', 'conf', 'stop']

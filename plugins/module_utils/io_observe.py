@@ -24,6 +24,7 @@ re-created, the process is a new one with the same PID) and is counted from zero
 from __future__ import annotations
 
 import os
+import re
 import resource
 import time
 
@@ -392,6 +393,15 @@ def compare(before, after):
 # --- a unit's processes -----------------------------------------------------------------------------------------
 def _cgroup_at(host, path):
     return next((base + path for base in CGROUP_BASES if host.exists(base + path + '/cgroup.procs')), None)
+
+
+# a systemd unit name as the plan accepts it (plugin_utils/plan.py service_units) and the retire reads it back
+UNIT_RE = re.compile(r'[A-Za-z0-9:_.@\\-]{1,240}')
+
+
+def is_unit_name(name):
+    """Whether ``name`` is a unit name (letters, digits, ``:_.@\\-``, at most 240, not starting with ``-``)."""
+    return bool(UNIT_RE.fullmatch(name)) and not name.startswith('-')
 
 
 def unit_name(unit):

@@ -58,7 +58,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.module_utils import systemd_show
 from ansible_collections.iotune.storage.plugins.module_utils.ephemeral import SPEC_DIR as EPHEMERAL_SPEC_DIR
-from ansible_collections.iotune.storage.plugins.module_utils.io_observe import unit_name
+from ansible_collections.iotune.storage.plugins.module_utils.io_observe import is_unit_name, unit_name
 from ansible_collections.iotune.storage.plugins.module_utils.md_identity import md_uuid_colon, short_name
 
 __metaclass__ = type
@@ -394,7 +394,7 @@ class ArrayRetire:
         if text is None:
             return None
         units = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith('#')]
-        if [u for u in units if not re.fullmatch(r'[A-Za-z0-9:_.@\\-]+', u)]:
+        if [u for u in units if not is_unit_name(u)]:
             self.problems.append("retire '%s': %s is not a list of unit names; remove it after checking that none of "
                                  'the units of the array runs; nothing is retired' % (self.name, self.record_path()))
             return None
@@ -499,10 +499,9 @@ class ArrayRetire:
 
     def do_record(self):
         """Record the units before the first change (the holds that name some of them go in step 2)."""
-        text = self.record_text()
-        if self.view.read(self.record_path()) != text:
+        if self.found['recorded'] != self.found['services']:     # the read of this call (read_services)
             try:
-                fileutil.write_text(self.view.path(self.record_path()), text, self.replace, mode=0o600,
+                fileutil.write_text(self.view.path(self.record_path()), self.record_text(), self.replace, mode=0o600,
                                     prefix='.iotune-retire-units.')
             except (IOError, OSError) as e:
                 raise RetireError('cannot write %s: %s' % (self.record_path(), e))

@@ -30,6 +30,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import mount_holds
 from ansible_collections.iotune.storage.plugins.module_utils import retire as retire_utils
 from ansible_collections.iotune.storage.plugins.module_utils import service_limits
 from ansible_collections.iotune.storage.plugins.module_utils.fio_report import FioReportError
+from ansible_collections.iotune.storage.plugins.module_utils.io_observe import is_unit_name
 from ansible_collections.iotune.storage.plugins.module_utils.rules import (
     ARRAY_QUEUE_KEYS,
     CPU_CLOCK_KEYS,
@@ -95,7 +96,6 @@ ARRAY_KEYS = ('name', 'devices', 'chunk_kb', 'mountpoint', 'mount_options', 'lab
               'group', 'mode', 'services', 'ephemeral', 'move_from', 'write_cache')
 ARRAY_REQUIRED = ('name', 'devices', 'mountpoint')
 
-UNIT_RE = re.compile(r'[A-Za-z0-9:_.@\\-]{1,240}')
 OWNER_RE = re.compile(r'[A-Za-z0-9_][A-Za-z0-9_.-]{0,31}\$?')
 MODE_RE = re.compile(r'0?[0-7]{3}')
 OTHER_UNIT_TYPES = ('socket', 'target', 'mount', 'automount', 'timer', 'path', 'slice', 'scope', 'swap', 'device')
@@ -213,7 +213,7 @@ def service_units(value, what):
     """Unit names; a name without a suffix is a .service."""
     units = []
     for name in string_list(value, what):
-        if not UNIT_RE.fullmatch(name) or name.startswith('-'):
+        if not is_unit_name(name):
             raise ValueError('%s: %r is not a systemd unit name' % (what, name))
         suffix = name.rsplit('.', 1)[-1] if '.' in name else ''
         if suffix in OTHER_UNIT_TYPES:

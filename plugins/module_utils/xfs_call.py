@@ -46,23 +46,23 @@ REQUIRED_TOGETHER = [('su_kb', 'sw')]
 
 
 def where_to_mount(view, result, mountpoint, fstab_path, device=None, options=None):
-    """mountpoint_exists, fstab_elsewhere and mounted_as_planned of ``result`` (read-only; the xfs role's
-    mount step)."""
+    """mountpoint_exists, fstab_elsewhere, mounted_here and mounted_as_planned of ``result`` (read-only; the xfs
+    role's mount step: a filesystem mounted here whose fstab line it rewrites is remounted, not mounted)."""
     if not mountpoint:
-        return {'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
+        return {'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_here': False,
+                'mounted_as_planned': False}
     mountpoint = fstab.normalise_mountpoint(mountpoint)
     elsewhere = []
-    planned = False
+    here = planned = False
     if result.get('uuid'):
         spec = 'UUID=%s' % result['uuid']
         lines = fstab.entries(view._read(fstab_path, '') or '')
         elsewhere = [line['mountpoint'] for line in lines if line['source'] == spec and line['mountpoint'] != mountpoint]
-        if options and device:
-            planned = (fstab.planned_line_problem(lines, mountpoint, result['uuid'], options) is None
-                       and mounted_here(view, device, mountpoint))
+        here = bool(device) and mounted_here(view, device, mountpoint)
+        planned = bool(options) and here and fstab.planned_line_problem(lines, mountpoint, result['uuid'], options) is None
     return {'mountpoint_exists': os.path.lexists(view.path(mountpoint)), 'fstab_elsewhere': elsewhere,
             'mounted_elsewhere': mounted_on(view, device, exclude=mountpoint, root_only=True) if result.get('uuid') else [],
-            'mounted_as_planned': planned}
+            'mounted_here': here, 'mounted_as_planned': planned}
 
 
 def move_refusal(found, mountpoint, move_from):

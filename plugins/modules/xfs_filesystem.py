@@ -259,6 +259,12 @@ mount_options:
   returned: always
   type: str
   sample: noatime,nofail,x-systemd.device-timeout=90s
+mounted_here:
+  description:
+    - V(true) when this filesystem is mounted on O(mountpoint) now (C(/proc/self/mountinfo)), whatever its fstab line
+      says. V(false) without O(mountpoint) or without a UUID.
+  returned: always
+  type: bool
 mounted_as_planned:
   description:
     - V(true) when the fstab has exactly one active line for O(mountpoint), and it is

@@ -151,6 +151,9 @@ class SubRun(object):
         self.env["ANSIBLE_NOCOLOR"] = "1"
         # as in molecule.yml (whose configuration is not read here): one SSH command per module instead of four
         self.env["ANSIBLE_PIPELINING"] = "1"
+        # and its SSH connect timeout: the default 10 s is too short for an emulated guest on a loaded machine (a
+        # stop's official run saw cases of test_bad_input end without a result, their forks sharing one VM)
+        self.env["ANSIBLE_TIMEOUT"] = "60"
 
     def run(self, extra_vars=None, tags=None, playbook="iotune.storage.tune", json_output=True, timeout=1800,
             limit=True, check=False):

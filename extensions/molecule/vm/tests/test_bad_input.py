@@ -206,7 +206,9 @@ def refusals(subrun, host, disks, kname, converged, traps, twin, held, tmp_path_
 @pytest.mark.parametrize("case, expected", [(c[0], c[2]) for c in CASES], ids=[c[0] for c in CASES])
 def test_refused_before_any_change(refusals, traps, twin, held, case, expected):
     messages, changed, stats = refusals[case]
-    assert stats.get("failures"), (messages, refusals[None][-3000:])
+    # stats first in the message: a case whose host went unreachable was not refused, it was not tried
+    assert not stats.get("unreachable"), (stats, refusals[None][-3000:])
+    assert stats.get("failures"), (stats, messages, refusals[None][-3000:])
     assert changed == 0
     assert len(messages) == 1 and expected in messages[0], messages
     # the first failure is in the profile role: nothing after it ran

@@ -50,6 +50,13 @@ def moved(subrun, host, before, data_array):
     """The move (changed), then the same variables again (changed=0); the array is moved back afterwards."""
     first = run(subrun, dict(data_array, mountpoint=MOVED, move_from=MOUNTPOINT))
     again = run(subrun, dict(data_array, mountpoint=MOVED, move_from=MOUNTPOINT))
+    # both runs passed: the file must be at the new path; if not, what the host says about its mounts (a stop's
+    # official run once found it missing there, and nothing mounted on either path afterwards)
+    probe = host.run("sha256sum < %s/%s", MOVED, PROBE)
+    assert probe.rc == 0, (first, again, host.run(
+        "findmnt -rn -o TARGET,SOURCE,UUID -t xfs; grep -v '^#' /etc/fstab; systemctl list-units --all --no-pager "
+        "'*.mount' | grep -E 'cassandra|srv'; journalctl -b --no-pager -n 60 -o short-monotonic | grep -iE "
+        "'mount|xfs|md127'").stdout)
     found = {"changed": first, "again": again,
              "source": host.check_output("findmnt -n -o SOURCE --mountpoint %s || true", MOVED),
              "old_mounted": host.run("mountpoint -q %s", MOUNTPOINT).rc == 0,

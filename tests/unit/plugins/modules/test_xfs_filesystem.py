@@ -199,12 +199,32 @@ def test_where_to_mount_reads_the_mount_point_and_fstab_in_the_same_call(host):
     view = host.view()
     found = xfs_call.where_to_mount(view, {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab')
     assert found == {'mountpoint_exists': True, 'fstab_elsewhere': ['/srv/old data'], 'mounted_elsewhere': [],
-                     'mounted_as_planned': False}
+                     'mounted_here': False, 'mounted_as_planned': False}
     # check mode before the filesystem exists: no UUID, nothing elsewhere; a missing mount point
     assert xfs_call.where_to_mount(view, {'uuid': None}, '/srv/new', '/etc/fstab') == {
-        'mountpoint_exists': False, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
+        'mountpoint_exists': False, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_here': False,
+        'mounted_as_planned': False}
     assert xfs_call.where_to_mount(view, {'uuid': '0b7e-11'}, None, '/etc/fstab') == {
-        'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_as_planned': False}
+        'mountpoint_exists': None, 'fstab_elsewhere': [], 'mounted_elsewhere': [], 'mounted_here': False,
+        'mounted_as_planned': False}
+
+
+def test_mounted_here_with_another_fstab_line_is_not_as_planned(host):
+    """The role remounts (not mounts) a filesystem mounted on its mount point whose fstab line it rewrites: the
+    module tells the two apart (mounted_here), whatever the line says."""
+    host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 2\n' % OPTS)
+    host.mount('9:127', '/var/lib/cassandra')
+    found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
+                                    device='/dev/md/data', options=OPTS)
+    assert found['mounted_here'] and not found['mounted_as_planned'], found
+    # the planned line: as planned; not mounted: neither
+    host.write('etc/fstab', 'UUID=0b7e-11 /var/lib/cassandra xfs %s 0 0\n' % OPTS)
+    found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/var/lib/cassandra', '/etc/fstab',
+                                    device='/dev/md/data', options=OPTS)
+    assert found['mounted_here'] and found['mounted_as_planned'], found
+    found = xfs_call.where_to_mount(host.view(), {'uuid': '0b7e-11'}, '/srv/elsewhere', '/etc/fstab',
+                                    device='/dev/md/data', options=OPTS)
+    assert not found['mounted_here'] and not found['mounted_as_planned'], found
 
 
 def test_a_filesystem_on_another_path_is_never_moved_without_move_from(host):

@@ -54,6 +54,26 @@ def pytest_collection_modifyitems(config, items):
                                                     % (marker.args[0] % count, index, count)))
 
 
+def times_path():
+    return os.path.join(REPO, "build", "vm-test-times-%s.txt" % VM)
+
+
+def pytest_sessionstart(session):
+    if os.path.exists(times_path()):
+        os.remove(times_path())
+
+
+def pytest_runtest_logreport(report):
+    """Each test's phases as they end, appended to build/vm-test-times-VM.txt (seconds, phase, outcome, test): an entry
+    stopped by its time limit prints no --durations table, and the budget needs to know where its time went."""
+    if report.when == "call" or report.duration >= 1:
+        path = times_path()
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write("%s %7.1f %-8s %-7s %s\n" % (time.strftime("%H:%M:%S"), report.duration, report.when,
+                                                 report.outcome, report.nodeid))
+
+
 def stop_on_guest_oops(when, nodeid):
     found = guest_kernel_oops()
     if found:

@@ -61,7 +61,7 @@ def moved(subrun, host, before, data_array):
              "source": host.check_output("findmnt -n -o SOURCE --mountpoint %s || true", MOVED),
              "old_mounted": host.run("mountpoint -q %s", MOUNTPOINT).rc == 0,
              "old_entries": host.check_output("ls -A %s", MOUNTPOINT),
-             "sum": host.check_output("sha256sum < %s/%s", MOVED, PROBE),
+             "sum": probe.stdout.rstrip("\r\n"),
              "fstab": host.check_output("grep -v '^#' /etc/fstab"),
              "drop_ins": host.check_output("cat " + DROP_INS),
              "uuid": host.check_output("blkid -s UUID -o value /dev/md/data")}

@@ -80,9 +80,12 @@ setup: host venv tree $(PIP_SHIM) ## everything the tests need
 # which run one after the other; a failed suite does not stop the others. Ends with a table of every suite's
 # and every matrix entry's time (also in build/test-times.txt).
 TEST_SUITES := sanity sanity-newest units browser-test lint changelog-lint ship-checks molecule-container
-# The matrix is the long pole and CPU-bound: the other suites yield the CPU to it (they finish long before it
-# in any case) and run on what the emulated guests leave idle (nice 19: at 10 they took 1687 s beside the matrix in
-# the fresh-clone run of 53f1d30, sanity-newest and units most of it).
+# The matrix is the long pole and CPU-bound. nice 19 makes the other suites yield to the matrix's controllers
+# (ansible-playbook, pytest, ssh: make's own session), not to the emulated guests: with the kernel's autogroups
+# (sched_autogroup_enabled, on by Debian's default) each session is a scheduling group of its own, the lab starts
+# each qemu in a session of its own, and the suites' group gets a fair share of the cores against each VM whatever
+# its nice value (docs/testing.md, "Where an entry's time goes"). The CPU work is the same either way: the suites
+# beside the matrix fill the cores; after it, most of them would run on one core.
 TEST_SUITES_NICE ?= 19
 TEST_TIMES  := $(BUILD)/test-times.txt
 test: setup ## run every test: molecule vm beside sanity, units, lint, changelog, ship checks, molecule container

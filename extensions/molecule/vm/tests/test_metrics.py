@@ -31,7 +31,7 @@ import pytest
 from conftest import lab_ssh
 
 # the collector's program and units are the same on every entry; one entry proves them (docs/testing.md)
-pytestmark = pytest.mark.any_entry(1)     # back on entry 1 once dracut compresses at level 1 (docs/testing.md)
+pytestmark = pytest.mark.any_entry(1)     # entry 1 again since session 17 (docs/testing.md)
 
 UNIT = "iotune-storage-metrics"
 PROM = "/var/lib/prometheus/node-exporter/iotune_storage.prom"

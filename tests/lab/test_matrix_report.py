@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What tools/molecule-vm-matrix reports of an entry: the failure digest (CI shows only the end of a run's output) and
-the slowest test files of the time table, on made-up logs."""
+the steps and the slowest test files of the time table, on made-up logs."""
 
 import re
 import subprocess
@@ -55,3 +55,24 @@ def test_the_slowest_files_add_up_their_tests(tmp_path):
     assert call(tmp_path, "slowest_files", "vm").split() == ["34", "s", "tests/test_b.py", "12", "s", "tests/test_a.py"]
     # no file (an entry that failed before its verify): nothing
     assert call(tmp_path, "slowest_files", "other") == ""
+
+
+def test_the_steps_are_stamped_as_their_lines_pass_and_listed_with_their_times(tmp_path):
+    (tmp_path / "build").mkdir()
+    stamps = tmp_path / "build" / "vm-steps-vm.txt"
+    log = ["INFO     [vm > destroy] Executing", "PLAY [Destroy]", "INFO     [vm > create] Executing",
+           "INFO     [vm > verify] Executing", "INFO     [vm > verify] Executing Testinfra tests found in tests/...",
+           "tests/test_a.py::t PASSED", "INFO     [vm > destroy] Executing"]
+    script = "%s\nstamp_steps %s" % (function("stamp_steps"), stamps)
+    out = subprocess.run(["bash", "-c", script], input="\n".join(log) + "\n", env={"PATH": "/usr/bin:/bin"},
+                         capture_output=True, text=True, check=True).stdout
+    # every line passes on unchanged; one stamp per step begun (verify's second line is the same step)
+    assert out.splitlines() == log
+    written = [line.split() for line in stamps.read_text(encoding="utf-8").splitlines()]
+    assert [w[1] for w in written] == ["destroy", "create", "verify", "destroy"], written
+    assert all(w[0].isdigit() for w in written)
+    stamps.write_text("1000 destroy\n1005 create\n1117 prepare\n2265 verify\n4000 destroy\n", encoding="utf-8")
+    assert call(tmp_path, "step_times", "vm", "4030").strip() == \
+        "steps (s): destroy 5, create 112, prepare 1148, verify 1735, destroy 30"
+    # no stamps (the entry never started molecule): nothing
+    assert call(tmp_path, "step_times", "other", "1") == ""

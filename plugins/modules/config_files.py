@@ -115,6 +115,7 @@ import pwd
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 class ConfigError(Exception):
@@ -234,13 +235,7 @@ def main():
     )
     worker = ConfigFiles(module.params['files'], check_mode=module.check_mode, replace=module.atomic_move,
                          remove_unlisted=module.params['remove_unlisted'])
-    failure = None
-    try:
-        changed_paths, diffs = worker.converge()
-    except ConfigError as e:
-        failure = e
-    if failure is not None:
-        module.fail_json(msg=str(failure))
+    changed_paths, diffs = result_or_fail(module, worker.converge, ConfigError)
     result = dict(changed=bool(changed_paths), changed_paths=changed_paths)
     if module._diff:
         result['diff'] = diffs

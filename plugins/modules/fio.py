@@ -376,6 +376,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils.fio import FioError, Measurer, argument_spec
 from ansible_collections.iotune.storage.plugins.module_utils.fio_run import FioRun
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 # Root of the host the module reads (tests point it at a fake tree).
 HOST_ROOT = '/'
@@ -384,13 +385,7 @@ HOST_ROOT = '/'
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     job = FioRun(module, Measurer(module, BlockHost(root=HOST_ROOT)))
-    failure = None
-    try:
-        result = job.run()
-    except FioError as exc:
-        failure = exc
-    if failure is not None:
-        module.fail_json(msg=str(failure), **failure.data)
+    result = result_or_fail(module, job.run, FioError)
     module.exit_json(**result)
 
 

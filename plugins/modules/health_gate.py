@@ -97,6 +97,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.urls import open_url
 
 from ansible_collections.iotune.storage.plugins.module_utils import health_gate, health_probe
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def main():
@@ -108,13 +109,8 @@ def main():
         ),
         supports_check_mode=True,
     )
-    failure = None
-    try:
-        gate = health_gate.validate_gate(module.params['gate'], where='gate')
-    except health_gate.GateError as exc:
-        failure = str(exc)
-    if failure is not None:
-        module.fail_json(msg=failure)
+    gate = result_or_fail(module, lambda: health_gate.validate_gate(module.params['gate'], where='gate'),
+                          health_gate.GateError)
     probes = {'tcp': health_probe.tcp_probe, 'command': health_probe.command_probe,
               'http': health_probe.make_http_probe(open_url)}
     result = health_probe.run_gate(gate, probes, host=module.params['host_label'], when=module.params['moment'])

@@ -178,6 +178,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils import initramfs
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 class InitramfsFactsError(Exception):
@@ -257,11 +258,10 @@ def main():
     def run_command(argv):
         return module.run_command(argv, environ_update=dict(LC_ALL='C'))
 
-    try:
-        fact = gather(run_command, kernel=module.params['kernel'], mdadm_conf=module.params['mdadm_conf'],
-                      print_cmdline=module.params['print_cmdline'])
-    except InitramfsFactsError as exc:
-        module.fail_json(msg=str(exc))
+    fact = result_or_fail(module, lambda: gather(run_command, kernel=module.params['kernel'],
+                                                 mdadm_conf=module.params['mdadm_conf'],
+                                                 print_cmdline=module.params['print_cmdline']),
+                          InitramfsFactsError)
     if fact['error']:
         module.warn('initramfs not read: %s' % fact['error'])
     module.exit_json(changed=False, ansible_facts=dict(iotune_initramfs=fact))

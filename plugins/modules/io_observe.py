@@ -203,6 +203,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils import io_observe
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def observe(module, host):
@@ -233,13 +234,7 @@ def main():
         ),
         supports_check_mode=True,
     )
-    failure = None
-    try:
-        result = observe(module, BlockHost())
-    except io_observe.ObserveError as exc:
-        failure = exc
-    if failure is not None:
-        module.fail_json(msg=str(failure))
+    result = result_or_fail(module, lambda: observe(module, BlockHost()), io_observe.ObserveError)
     module.exit_json(changed=False, **result)
 
 

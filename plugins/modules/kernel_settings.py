@@ -199,6 +199,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
 # the call lives in module_utils so that storage_preflight's stage check runs the same code
 from ansible_collections.iotune.storage.plugins.module_utils.kernel_call import KernelSettings, argument_spec
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def main():
@@ -209,13 +210,7 @@ def main():
     checker = KernelSettings(module.params, run=module.run_command, tuned_adm=module.get_bin_path('tuned-adm'),
                              check_mode=module.check_mode, replace=module.atomic_move,
                              systemctl=module.get_bin_path('systemctl'))
-    failure = None
-    try:
-        result = checker.apply()
-    except ks.KernelSettingsError as e:
-        failure = e
-    if failure is not None:
-        module.fail_json(msg=str(failure), **failure.data)
+    result = result_or_fail(module, checker.apply, ks.KernelSettingsError)
     if module._diff and checker.diff is not None:
         result['diff'] = checker.diff
     module.exit_json(**result)

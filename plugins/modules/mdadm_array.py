@@ -332,6 +332,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import mdadm as md
 # the executor lives in module_utils so that the boot-time program of ephemeral arrays and storage_preflight's
 # stage check run the same code
 from ansible_collections.iotune.storage.plugins.module_utils.md_array import REQUIRED_IF, ArrayError, MdadmArray, argument_spec
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def main():
@@ -347,15 +348,8 @@ def main():
                        udevadm=module.get_bin_path('udevadm'), check_mode=module.check_mode,
                        warn=module.warn, blockdev=module.get_bin_path('blockdev'),
                        replace=module.atomic_move)
-    failure = None
-    try:
-        result, diff = array.converge()
-    except (ArrayError, ds.DeviceError) as e:
-        failure = e
-    if failure is not None:
-        # fail outside the except block: the message is the whole story, not a traceback
-        module.fail_json(msg=str(failure), device=md.md_device(module.params['name']),
-                         **getattr(failure, 'data', {}))
+    result, diff = result_or_fail(module, array.converge, (ArrayError, ds.DeviceError),
+                                  device=md.md_device(module.params['name']))
     changed = MdadmArray.changed(result)
     result['initramfs_generator'] = installed_generator()
     result['initramfs_dpkg_pending'] = dpkg_rebuild_pending_for(result)

@@ -195,6 +195,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.original_state impo
     OriginalStateError,
     argument_spec,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 # the host root; unit tests point it at a fake tree
 HOST_ROOT = '/'
@@ -205,15 +206,7 @@ def main():
     call = OriginalState(module.params, BlockHost(root=HOST_ROOT), root=HOST_ROOT, run=module.run_command,
                          systemctl=module.get_bin_path('systemctl'), udevadm=module.get_bin_path('udevadm'),
                          check_mode=module.check_mode)
-    failure = None
-    try:
-        result = call.call()
-    except OriginalStateError as exc:
-        failure = exc
-    for warning in call.warnings:
-        module.warn(warning)
-    if failure is not None:
-        module.fail_json(msg=str(failure), **failure.data)
+    result = result_or_fail(module, call.call, OriginalStateError, warnings=lambda: call.warnings)
     if not module._diff:
         result.pop('diff', None)
     module.exit_json(**result)

@@ -74,6 +74,7 @@ import datetime
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils import restart_record
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def validated(pending):
@@ -122,10 +123,9 @@ def main():
         supports_check_mode=True,
     )
     path = module.params['path']
-    try:
-        changed, record, before, after = update(module, path, validated(module.params['pending']))
-    except (ValueError, OSError) as exc:
-        module.fail_json(msg='pending restarts: %s' % exc, path=path)
+    changed, record, before, after = result_or_fail(
+        module, lambda: update(module, path, validated(module.params['pending'])), (ValueError, OSError),
+        prefix='pending restarts: ', path=path)
     result = dict(changed=changed, pending=record['pending'], path=path)
     if module._diff and changed:
         result['diff'] = {'before': before, 'after': after, 'before_header': path, 'after_header': path}

@@ -362,6 +362,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils.files import existing_directories
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import SysfsBlockError
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def main():
@@ -374,17 +375,11 @@ def main():
         ),
         supports_check_mode=True,
     )
-    failure = None
-    try:
-        facts, warnings = BlockHost().block_facts(
-            devices=module.params['devices'],
-            include_loop=module.params['include_loop'],
-            include_ram=module.params['include_ram'],
-        )
-    except SysfsBlockError as exc:
-        failure = exc
-    if failure is not None:
-        module.fail_json(msg=str(failure))
+    facts, warnings = result_or_fail(module, lambda: BlockHost().block_facts(
+        devices=module.params['devices'],
+        include_loop=module.params['include_loop'],
+        include_ram=module.params['include_ram'],
+    ), SysfsBlockError)
     for warning in warnings:
         module.warn(warning)
     module.exit_json(changed=False, ansible_facts=dict(iotune_readahead=facts),

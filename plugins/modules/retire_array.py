@@ -203,6 +203,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.retire import BINS, ArrayRetire, RetireError, argument_spec
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def main():
@@ -213,15 +214,7 @@ def main():
     bins = dict((name, module.get_bin_path(name)) for name in BINS)
     call = ArrayRetire(module.params, view, module.run_command, bins, check_mode=module.check_mode,
                        replace=module.atomic_move)
-    failure = None
-    try:
-        result = call.call()
-    except RetireError as exc:
-        failure = exc
-    for warning in call.warnings:
-        module.warn(warning)
-    if failure is not None:
-        module.fail_json(msg=str(failure), **failure.data)
+    result = result_or_fail(module, call.call, RetireError, warnings=lambda: call.warnings)
     if not module._diff:
         result.pop('diff', None)
     module.exit_json(**result)

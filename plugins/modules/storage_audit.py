@@ -205,6 +205,7 @@ from ansible_collections.iotune.storage.plugins.module_utils import restart_reco
 from ansible_collections.iotune.storage.plugins.module_utils.audit import ORIGINAL_STATE, gather, next_initramfs
 from ansible_collections.iotune.storage.plugins.module_utils.block_tuning import loadable_schedulers
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 # host roots; unit tests point them at fake trees
 HOST_ROOT = '/'
@@ -275,10 +276,8 @@ class Audit(object):
 
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
-    try:
-        audit = Audit(module, BlockHost(root=HOST_ROOT)).run()
-    except (OSError, ValueError) as e:
-        module.fail_json(msg='reading the host failed: %s' % e)
+    audit = result_or_fail(module, lambda: Audit(module, BlockHost(root=HOST_ROOT)).run(), (OSError, ValueError),
+                           prefix='reading the host failed: ')
     module.exit_json(changed=False, audit=audit)
 
 

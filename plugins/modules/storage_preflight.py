@@ -425,6 +425,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 from ansible_collections.iotune.storage.plugins.module_utils.preflight import PreflightFailure, argument_spec, preflight_call
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def main():
@@ -432,13 +433,7 @@ def main():
     view = BlockHost(run_command=module.run_command,
                      blkid=module.get_bin_path('blkid', required=True),
                      wipefs=module.get_bin_path('wipefs') or 'wipefs')
-    failure = None
-    try:
-        result = preflight_call(module, view)
-    except PreflightFailure as exc:
-        failure = exc
-    if failure is not None:
-        module.fail_json(msg=str(failure), **failure.data)
+    result = result_or_fail(module, lambda: preflight_call(module, view), PreflightFailure)
     module.exit_json(**result)
 
 

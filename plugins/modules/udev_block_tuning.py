@@ -312,6 +312,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.iotune.storage.plugins.module_utils.host import BlockHost
 # the call lives in module_utils so that storage_preflight's stage check runs the same code
 from ansible_collections.iotune.storage.plugins.module_utils.udev_tuning import Failure, UdevTuning, argument_spec
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 # the host root; unit tests point it at a fake tree
 HOST_ROOT = '/'
@@ -320,13 +321,7 @@ HOST_ROOT = '/'
 def main():
     module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     call = UdevTuning(module, BlockHost(root=HOST_ROOT))
-    failure = None
-    try:
-        result = call.call()
-    except Failure as exc:
-        failure = exc
-    if failure is not None:
-        module.fail_json(msg=str(failure), **failure.data)
+    result = result_or_fail(module, call.call, Failure)
     module.exit_json(**result)
 
 

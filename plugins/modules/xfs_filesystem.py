@@ -287,6 +287,7 @@ from ansible_collections.iotune.storage.plugins.module_utils.xfs_call import (
     argument_spec,
     filesystem_call,
 )
+from ansible_collections.iotune.storage.plugins.module_utils.module_call import result_or_fail
 
 
 def main():
@@ -294,16 +295,10 @@ def main():
     bins = dict((name, module.get_bin_path(name)) for name in BINS)
     view = BlockHost(run_command=module.run_command, blkid=bins['blkid'] or 'blkid',
                      wipefs=bins['wipefs'] or 'wipefs')
-    failure = None
-    try:
-        result = filesystem_call(module.params, view, module.run_command, bins, check_mode=module.check_mode,
-                                 warn=module.warn, diff=module._diff)
-    except (FsError, ds.DeviceError) as e:
-        failure = e
-    if failure is not None:
-        data = dict(getattr(failure, 'data', {}))
-        data.setdefault('device', module.params['device'])
-        module.fail_json(msg=str(failure), **data)
+    result = result_or_fail(module, lambda: filesystem_call(module.params, view, module.run_command, bins,
+                                                            check_mode=module.check_mode, warn=module.warn,
+                                                            diff=module._diff),
+                            (FsError, ds.DeviceError), device=module.params['device'])
     module.exit_json(**result)
 
 

@@ -68,6 +68,10 @@ def test_the_steps_are_stamped_as_their_lines_pass_and_listed_with_their_times(t
                          capture_output=True, text=True, check=True).stdout
     # every line passes on unchanged; one stamp per step begun (verify's second line is the same step)
     assert out.splitlines() == log
+    # a last line without its newline passes too
+    unended = subprocess.run(["bash", "-c", script], input="first\nlast", env={"PATH": "/usr/bin:/bin"},
+                             capture_output=True, text=True, check=True).stdout
+    assert unended.splitlines() == ["first", "last"], unended
     written = [line.split() for line in stamps.read_text(encoding="utf-8").splitlines()]
     assert [w[1] for w in written] == ["destroy", "create", "verify", "destroy"], written
     assert all(w[0].isdigit() for w in written)

@@ -38,6 +38,8 @@ from ansible_collections.iotune.storage.plugins.module_utils.sysfs_block import 
 __metaclass__ = type
 
 READ_BUFFER = 64 * 1024
+# a whole buffer of zeros, to compare a read with (one memcmp) before looking for its first non-zero byte
+ZERO_BUFFER = bytes(READ_BUFFER)
 
 
 class DeviceError(Exception):
@@ -317,9 +319,10 @@ class BlockHost:
                 chunk = f.read(min(READ_BUFFER, end - pos))
                 if not chunk:
                     return None
-                stripped = chunk.lstrip(b'\x00')
-                if stripped:
-                    return pos + len(chunk) - len(stripped)
+                # a blank device is the common case: one comparison per buffer, and the byte-by-byte search
+                # (bytes.lstrip, about 100 times slower) only in the buffer that holds data
+                if chunk != ZERO_BUFFER[:len(chunk)]:
+                    return pos + len(chunk) - len(chunk.lstrip(b'\x00'))
                 pos += len(chunk)
         return None
 

@@ -87,3 +87,26 @@ def test_roots_follow_root(host):
     assert (view.sys_root, view.proc_root, view.dev_root, view.udev_root) == (host.sys, host.proc, host.dev, host.udev)
     real = host_utils.BlockHost()
     assert (real.sys_root, real.proc_root, real.dev_root, real.udev_root) == ('/sys', '/proc', '/dev', '/run/udev')
+
+
+@pytest.mark.parametrize('offset, length, data_at, expected', [
+    (0, 3 * host_utils.READ_BUFFER, None, None),                                     # blank: None
+    (0, 3 * host_utils.READ_BUFFER, 0, 0),                                           # the very first byte
+    (0, 3 * host_utils.READ_BUFFER, host_utils.READ_BUFFER - 1, host_utils.READ_BUFFER - 1),  # a buffer's last byte
+    (0, 3 * host_utils.READ_BUFFER, host_utils.READ_BUFFER, host_utils.READ_BUFFER),  # the next buffer's first
+    (100, 2 * host_utils.READ_BUFFER, 2 * host_utils.READ_BUFFER + 7, 2 * host_utils.READ_BUFFER + 7),  # unaligned
+    (100, 1000, 1100, None),                                                          # just past the region
+    (100, 1000, 1099, 1099),                                                          # its last byte
+    (0, 10 * host_utils.READ_BUFFER, None, None),                                    # past the device's end: None
+    (0, 10 * host_utils.READ_BUFFER, 4 * host_utils.READ_BUFFER - 2, 4 * host_utils.READ_BUFFER - 2),  # its last byte
+])
+def test_first_nonzero(tmp_path, offset, length, data_at, expected):
+    """The absolute offset of the first non-zero byte of the region, buffer boundaries and a short device's end
+    included (the device here: 4 buffers less one byte, blank unless data_at is given)."""
+    dev = tmp_path / 'dev'
+    content = bytearray(4 * host_utils.READ_BUFFER - 1)
+    if data_at is not None and data_at < len(content):
+        content[data_at] = 0x5a
+    dev.write_bytes(bytes(content))
+    view = host_utils.BlockHost(root=str(tmp_path))
+    assert view.first_nonzero('/dev', offset, length) == expected

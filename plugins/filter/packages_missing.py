@@ -12,7 +12,7 @@ short_description: Which of some packages are not installed (the preflight's rul
 version_added: 0.1.0
 description:
   - Returns the names of the input that dpkg-query does not show as C(install ok installed), each once and in their
-    order, by the rule of M(iotune.storage.storage_preflight) (C(dpkg_missing) in C(plugins/module_utils/preflight.py)),
+    order, by the rule of M(iotune.storage.storage_preflight) (C(missing) in C(plugins/module_utils/dpkg.py)),
     its one home; the P(iotune.storage.packages#role) and P(iotune.storage.raid0#role) roles read dpkg-query's output
     with it, and take a caller's read through it.
   - With O(read), a caller's answer is used instead (the tune role passes the preflight's C(packages_missing)); with

@@ -22,6 +22,7 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible_collections.iotune.storage.plugins.module_utils import block_tuning as bt
 from ansible_collections.iotune.storage.plugins.module_utils import cloud
 from ansible_collections.iotune.storage.plugins.module_utils import device_safety as ds
+from ansible_collections.iotune.storage.plugins.module_utils import dpkg
 from ansible_collections.iotune.storage.plugins.module_utils import files as fileutil
 from ansible_collections.iotune.storage.plugins.module_utils import fstab
 from ansible_collections.iotune.storage.plugins.module_utils import holders
@@ -546,8 +547,8 @@ def missing_packages(module, names):
     if not names:
         return []
     # rc is 1 when a name is unknown to dpkg: its line is missing, the others are still printed
-    dummy, out, dummy2 = module.run_command(dpkg_query_argv(names, dpkg_query))
-    return dpkg_missing(names, out)
+    dummy, out, dummy2 = module.run_command(dpkg.query_argv(names, dpkg_query))
+    return dpkg.missing(names, out)
 
 
 def unknown_units(module, names):
@@ -568,21 +569,3 @@ def units_not_found(names, out):
     if len(blocks) != len(names):
         return None
     return [name for name, block in zip(names, blocks) if block.get('LoadState') == 'not-found']
-
-
-def dpkg_query_argv(names, dpkg_query='dpkg-query'):
-    """The dpkg-query call that reads the installation state of ``names`` (also the packages and raid0 roles'). The
-    format ends in dpkg-query's own escape \\n (a backslash and n), as the roles' Jinja passed it."""
-    return [dpkg_query, '--show', r'--showformat=${Package} ${Status}\n'] + list(names)
-
-
-def dpkg_missing(names, out):
-    """The names, each once and in order, that ``out`` (dpkg-query's output, text or lines) does not show as
-    ``install ok installed``: the one rule of the preflight and of the packages and raid0 roles."""
-    lines = out.splitlines() if isinstance(out, str) else out
-    installed = set(line.split(' ', 1)[0] for line in lines if line.endswith(' install ok installed'))
-    missing = []
-    for name in names:
-        if name not in installed and name not in missing:
-            missing.append(name)
-    return missing

@@ -17,7 +17,7 @@ from ansible.plugins.filter.core import to_bool
 from ansible.plugins.test.core import changed as changed_test
 from ansible.plugins.test.core import skipped as skipped_test
 
-from ansible_collections.iotune.storage.plugins.module_utils import preflight
+from ansible_collections.iotune.storage.plugins.module_utils import dpkg
 from ansible_collections.iotune.storage.plugins.plugin_utils import stages
 
 
@@ -51,14 +51,14 @@ def packages_missing(names, dpkg_lines=None, read=None, read_of=None):
     ``read``: what a caller found missing already (storage_preflight's packages_missing, None: it did not look).
     With ``read_of`` (the names that read covered), the answer is ``read``'s names among ``names``, or None when the
     read is None or ``names`` holds a name it did not cover; without it, ``read`` is the answer as it is.
-    ``read`` None and no ``read_of``: preflight.dpkg_missing over ``dpkg_lines`` (dpkg-query's stdout_lines)."""
+    ``read`` None and no ``read_of``: dpkg.missing over ``dpkg_lines`` (dpkg-query's stdout_lines)."""
     if read_of is not None:
         if read is None or [n for n in names if n not in read_of]:
             return None
         return unique(n for n in read if n in names)
     if read is not None:
         return read
-    return preflight.dpkg_missing(list(names), list(dpkg_lines or []))
+    return dpkg.missing(list(names), list(dpkg_lines or []))
 
 
 def package_argv(value, kind):
@@ -66,7 +66,7 @@ def package_argv(value, kind):
     ``value``), ``unpack`` (the same without triggers or configuring what is pending), ``configure`` (dpkg
     --configure --no-triggers of the packages apt-get's output ``value`` names as unpacked)."""
     if kind == 'query':
-        return preflight.dpkg_query_argv(value)
+        return dpkg.query_argv(value)
     if kind == 'install':
         return APT_INSTALL + APT_KEEP_CONFIG + list(value)
     if kind == 'unpack':

@@ -11,6 +11,7 @@ import os
 import pytest
 
 from ansible_collections.iotune.storage.plugins.modules import storage_preflight as mod
+from ansible_collections.iotune.storage.plugins.module_utils import dpkg
 from ansible_collections.iotune.storage.plugins.module_utils import preflight as pf
 from ansible_collections.iotune.storage.plugins.module_utils.preflight import Preflight, PreflightError
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.module_run import on_fake_host, run_module, warning_texts
@@ -263,8 +264,8 @@ DPKG_OUT = 'mdadm install ok installed\nxfsprogs deinstall ok config-files\n'
 
 def test_dpkg_missing_counts_only_installed_packages():
     # xfsprogs removed (config files left) and a name dpkg does not know (no line) are both missing
-    assert pf.dpkg_missing(['mdadm', 'xfsprogs', 'fio'], DPKG_OUT) == ['xfsprogs', 'fio']
-    assert pf.dpkg_missing(['mdadm'], DPKG_OUT) == []
+    assert dpkg.missing(['mdadm', 'xfsprogs', 'fio'], DPKG_OUT) == ['xfsprogs', 'fio']
+    assert dpkg.missing(['mdadm'], DPKG_OUT) == []
 
 
 class FakeModule(object):

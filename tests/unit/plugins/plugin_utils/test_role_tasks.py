@@ -19,9 +19,9 @@ from ansible_collections.iotune.storage.plugins.filter.package_argv import packa
 from ansible_collections.iotune.storage.plugins.filter.packages_missing import packages_missing
 from ansible_collections.iotune.storage.plugins.filter.raid0_outcome import raid0_outcome
 from ansible_collections.iotune.storage.plugins.filter.storage_audit import storage_audit_messages, storage_audit_result
+from ansible_collections.iotune.storage.plugins.module_utils import dpkg
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_call
 from ansible_collections.iotune.storage.plugins.module_utils import kernel_settings as ks
-from ansible_collections.iotune.storage.plugins.module_utils import preflight
 from ansible_collections.iotune.storage.plugins.plugin_utils import audit
 
 LINES = ['mdadm install ok installed', 'xfsprogs deinstall ok config-files', 'fio install ok half-installed']
@@ -31,7 +31,7 @@ LINES = ['mdadm install ok installed', 'xfsprogs deinstall ok config-files', 'fi
 def test_missing_is_the_preflight_rule_each_name_once_in_order():
     assert packages_missing(['fio', 'mdadm', 'xfsprogs', 'fio'], dpkg_lines=LINES) == ['fio', 'xfsprogs']
     assert packages_missing(['fio', 'mdadm', 'xfsprogs', 'fio'], dpkg_lines=LINES) == \
-        preflight.dpkg_missing(['fio', 'mdadm', 'xfsprogs', 'fio'], '\n'.join(LINES) + '\n')
+        dpkg.missing(['fio', 'mdadm', 'xfsprogs', 'fio'], '\n'.join(LINES) + '\n')
     assert packages_missing(['mdadm'], dpkg_lines=[]) == ['mdadm']       # dpkg-query skipped or unknown name
     assert packages_missing([], dpkg_lines=LINES) == []
 

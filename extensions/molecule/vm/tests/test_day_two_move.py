@@ -33,6 +33,16 @@ STATE = "sort /etc/fstab | sha256sum; cat %s; blkid -s UUID -o value /dev/md/dat
 @pytest.fixture(scope="module")
 def before(host):
     """The file's checksum and the state before the move; the file and the new path removed afterwards."""
+    # the probe must be written on the array: in two official runs (stops 43 and 45's profile run) the moved file was
+    # missing, and whether the array was still mounted here when it was written was not known. If it is not, the
+    # failure says so, with what systemd and udev say of the mount and the array, instead of blaming the move
+    source = host.run("findmnt -n -o SOURCE --mountpoint %s", MOUNTPOINT)
+    assert source.rc == 0 and source.stdout.startswith("/dev/md"), host.run(
+        "findmnt -rn -o TARGET,SOURCE -t xfs; systemctl status --no-pager -n 0 var-lib-cassandra.mount; "
+        "md=$(readlink -f /dev/md/data); systemctl show -p ActiveState,SubState \"$(systemd-escape -p --suffix=device "
+        "$md)\"; udevadm info -q property \"$md\" | grep -E 'SYSTEMD_READY|MD_LEVEL|ID_FS_UUID='; "
+        "journalctl -b --no-pager -o short-monotonic | grep -v 'Invoked with' | grep -iE 'cassandra|md127|bound to|inactive' "
+        "| cut -c1-300 | tail -40").stdout
     host.check_output("head -c 4194304 /dev/urandom > %s/%s && sync", MOUNTPOINT, PROBE)
     found = {"sum": host.check_output("sha256sum < %s/%s", MOUNTPOINT, PROBE), "state": host.check_output(STATE)}
     yield found
@@ -55,8 +65,8 @@ def moved(subrun, host, before, data_array):
     probe = host.run("sha256sum < %s/%s", MOVED, PROBE)
     assert probe.rc == 0, (first, again, host.run(
         "findmnt -rn -o TARGET,SOURCE,UUID -t xfs; grep -v '^#' /etc/fstab; systemctl list-units --all --no-pager "
-        "'*.mount' | grep -E 'cassandra|srv'; journalctl -b --no-pager -n 60 -o short-monotonic | grep -iE "
-        "'mount|xfs|md127'").stdout)
+        "'*.mount' | grep -E 'cassandra|srv'; echo 'old path:'; ls -A %s; journalctl -b --no-pager -o short-monotonic "
+        "| grep -v 'Invoked with' | grep -iE 'mount|xfs|md127' | cut -c1-300 | tail -40" % MOUNTPOINT).stdout)
     found = {"changed": first, "again": again,
              "source": host.check_output("findmnt -n -o SOURCE --mountpoint %s || true", MOVED),
              "old_mounted": host.run("mountpoint -q %s", MOUNTPOINT).rc == 0,

@@ -11,18 +11,15 @@ of it; each runs in a fresh interpreter, as a worker sees the collection."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
-_PACKAGE = importlib.import_module('ansible_collections.iotune.storage.plugins.filter')
-FILTER_DIR = os.path.dirname(os.path.abspath(_PACKAGE.__file__)) if getattr(_PACKAGE, '__file__', None) \
-    else list(_PACKAGE.__path__)[0]
-COLLECTIONS_ROOT = os.path.abspath(os.path.join(FILTER_DIR, '..', '..', '..', '..', '..'))
+# the collection as Python imports it (build/collections/... or ansible-test's copy), as the docs test finds it
+from ansible_collections.iotune.storage.tests.unit.plugins.filter.test_filter_docs import COLLECTIONS_ROOT
+
 PREFLIGHT = 'ansible_collections.iotune.storage.plugins.module_utils.preflight'
 
 PROBE = """

@@ -28,6 +28,10 @@ DROP_INS = "/etc/systemd/system/*.d/iotune-storage-mounts.conf"
 # the state a move must carry along or put back: fstab's lines (sorted: the moved line is written at its place or
 # at the end), the drop-ins, the array's UUID
 STATE = "sort /etc/fstab | sha256sum; cat %s; blkid -s UUID -o value /dev/md/data" % DROP_INS
+# the boot's journal lines that match a pattern, without the modules' argument lines (they name every path and filled
+# the excerpt), for a failure's message
+JOURNAL = ("journalctl -b --no-pager -o short-monotonic | grep -v 'Invoked with' | grep -iE '%s' | cut -c1-300 "
+           "| tail -40")
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +45,7 @@ def before(host):
         "findmnt -rn -o TARGET,SOURCE -t xfs; systemctl status --no-pager -n 0 var-lib-cassandra.mount; "
         "md=$(readlink -f /dev/md/data); systemctl show -p ActiveState,SubState \"$(systemd-escape -p --suffix=device "
         "$md)\"; udevadm info -q property \"$md\" | grep -E 'SYSTEMD_READY|MD_LEVEL|ID_FS_UUID='; "
-        "journalctl -b --no-pager -o short-monotonic | grep -v 'Invoked with' | grep -iE 'cassandra|md127|bound to|inactive' "
-        "| cut -c1-300 | tail -40").stdout
+        + JOURNAL % "cassandra|md127|bound to|inactive").stdout
     host.check_output("head -c 4194304 /dev/urandom > %s/%s && sync", MOUNTPOINT, PROBE)
     found = {"sum": host.check_output("sha256sum < %s/%s", MOUNTPOINT, PROBE), "state": host.check_output(STATE)}
     yield found
@@ -65,8 +68,7 @@ def moved(subrun, host, before, data_array):
     probe = host.run("sha256sum < %s/%s", MOVED, PROBE)
     assert probe.rc == 0, (first, again, host.run(
         "findmnt -rn -o TARGET,SOURCE,UUID -t xfs; grep -v '^#' /etc/fstab; systemctl list-units --all --no-pager "
-        "'*.mount' | grep -E 'cassandra|srv'; echo 'old path:'; ls -A %s; journalctl -b --no-pager -o short-monotonic "
-        "| grep -v 'Invoked with' | grep -iE 'mount|xfs|md127' | cut -c1-300 | tail -40" % MOUNTPOINT).stdout)
+        "'*.mount' | grep -E 'cassandra|srv'; echo 'old path:'; ls -A %s; " % MOUNTPOINT + JOURNAL % "mount|xfs|md127").stdout)
     found = {"changed": first, "again": again,
              "source": host.check_output("findmnt -n -o SOURCE --mountpoint %s || true", MOVED),
              "old_mounted": host.run("mountpoint -q %s", MOUNTPOINT).rc == 0,

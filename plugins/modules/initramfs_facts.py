@@ -27,8 +27,10 @@ description:
   - The image is C(/boot/initrd.img-VERSION) (Debian and Ubuntu, either generator), else
     C(/boot/initramfs-VERSION.img) (EL and other dracut hosts). The BLS layout
     C(/boot/MACHINE-ID/VERSION/initrd) is not supported.
-  - "Reading the image: initramfs-tools images are unpacked with C(unmkinitramfs) into a temporary
-    directory that is removed afterwards, and C(etc/mdadm/mdadm.conf) is read. dracut images are listed
+  - "Reading the image: in an initramfs-tools image the module reads C(etc/mdadm/mdadm.conf) itself,
+    without unpacking anything: the uncompressed cpio archives in place (an early microcode archive), the
+    compressed main archive through its decompressor (C(zstd), C(gzip), C(xz), C(lz4), C(bzip2) or C(lzop),
+    whichever compressed it), up to that file; a copy in a later archive wins, as at boot. dracut images are listed
     with C(lsinitrd) and C(etc/mdadm.conf) (else C(etc/mdadm/mdadm.conf)) is printed with
     C(lsinitrd -f). Files below C(etc/mdadm.conf.d/) in the image are not read."
   - When the image cannot be read, the fact has C(error) set and the module warns; it does not fail.
@@ -63,8 +65,7 @@ attributes:
   facts:
     support: full
 notes:
-  - Supports check mode. The module writes nothing but the temporary directory C(unmkinitramfs) unpacks
-    into, and removes it.
+  - Supports check mode. The module writes nothing.
   - Tested against the tools of Debian 12 (initramfs-tools) and Debian 13 (dracut) in the collection's lab.
     On EL 9 it is unit-tested only, against C(lsinitrd) output shaped after upstream dracut 057.
 seealso:

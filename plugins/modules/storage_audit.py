@@ -26,9 +26,9 @@ description:
     profile and the devices whose readahead its C([disk]) unit would overwrite, and, when given, the
     kernel settings (the profile's sysctls and transparent huge pages) with the sources that set them.
   - The ARRAY lines of the C(mdadm.conf) inside the initramfs that boots next (the newest kernel in C(/boot)),
-    read with C(unmkinitramfs) (initramfs-tools; unpacked into a temporary directory that is removed) or
-    C(lsinitrd) (dracut); see docs/raid0.md, "Which initramfs boots next".
-  - Never installs, writes or triggers anything on the host (only that temporary directory).
+    read by the module from the image (initramfs-tools, nothing unpacked, the main archive streamed through its
+    decompressor) or with C(lsinitrd) (dracut); see docs/raid0.md, "Which initramfs boots next".
+  - Never installs, writes or triggers anything on the host.
 author:
   - iotune.storage contributors (@iotune)
 extends_documentation_fragment:

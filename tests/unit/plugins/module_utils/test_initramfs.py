@@ -8,8 +8,11 @@ captured; each fixture's header says which)."""
 
 from __future__ import annotations
 
+import gzip
 import os
+import shutil
 import stat
+import subprocess
 
 import pytest
 
@@ -160,7 +163,6 @@ def test_argv_are_lists():
     argv = initramfs.lsinitrd_file_argv('/boot/i.img', 'etc/mdadm.conf')
     assert argv == ['lsinitrd', '-f', 'etc/mdadm.conf', '/boot/i.img']
     assert initramfs.lsinitrd_list_argv('/boot/i.img') == ['lsinitrd', '/boot/i.img']
-    assert initramfs.unmkinitramfs_argv('/boot/i', '/tmp/x') == ['unmkinitramfs', '/boot/i', '/tmp/x']
     assert initramfs.lsinitramfs_argv('/boot/i') == ['lsinitramfs', '/boot/i']
     assert initramfs.print_cmdline_argv() == ['dracut', '--print-cmdline']
 
@@ -257,56 +259,157 @@ def test_array_lines_bookworm_initramfs():
     assert lines == ['ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % BW_UUID]
 
 
+# initramfs images as the kernel reads them: newc cpio archives, uncompressed first, then a compressed one. Written
+# here after the format's definition (the kernel's buffer-format.rst, cpio(5)), not with the reader under test.
+
+def newc(members, magic=b'070701', block=4):
+    """A newc archive of ``members`` ((name, bytes, mode) each), its trailer, NUL padding to ``block`` bytes."""
+    out = bytearray()
+    for ino, (name, data, mode) in enumerate(list(members) + [('TRAILER!!!', b'', 0)], 1):
+        raw_name = name.encode() + b'\0'
+        fields = (ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(raw_name), 0)
+        out += magic + b''.join(b'%08X' % value for value in fields) + raw_name
+        out += b'\0' * (-len(out) % 4)
+        out += data
+        out += b'\0' * (-len(out) % 4)
+    out += b'\0' * (-len(out) % block)
+    return bytes(out)
+
+
+def regular(name, data):
+    return (name, data.encode() if isinstance(data, str) else data, 0o100644)
+
+
+def directory(name):
+    return (name, b'', 0o040755)
+
+
+def filler(count=40, size=5000):
+    """Members that are not mdadm.conf: odd name lengths and sizes, so that every padding case occurs."""
+    return [regular('usr/lib/modules/m%d%s.ko' % (i, 'x' * (i % 4)), bytes([i % 251]) * (size + i)) for i in range(count)]
+
+
+def gzip_compress(data):
+    return gzip.compress(data, mtime=0)
+
+
+GZIP = shutil.which('gzip')
+ZSTD = shutil.which('zstd')
+
+
 @pytest.fixture
 def bookworm(tmp_path):
-    boot, sbin, bin_ = tmp_path / 'boot', tmp_path / 'usr' / 'sbin', tmp_path / 'usr' / 'bin'
+    """A Debian 12 host: update-initramfs, its kernel, and the tools the image's compression needs."""
+    boot, sbin = tmp_path / 'boot', tmp_path / 'usr' / 'sbin'
     touch(str(boot / ('vmlinuz-' + BW_KERNEL)))
-    touch(str(boot / ('initrd.img-' + BW_KERNEL)))
     executable(str(sbin / 'update-initramfs'))
-    executable(str(bin_ / 'unmkinitramfs'))
-    return dict(boot_dir=str(boot), bin_dirs=(str(sbin), str(bin_)), tmp_dir=str(tmp_path))
+    tools = tmp_path / 'tools'
+    tools.mkdir()
+    for tool in (GZIP, ZSTD):
+        if tool:
+            os.symlink(tool, str(tools / os.path.basename(tool)))
+    image = str(boot / ('initrd.img-' + BW_KERNEL))
+
+    def write(data):
+        with open(image, 'wb') as f:
+            f.write(data)
+        return image
+    return dict(where=dict(boot_dir=str(boot), bin_dirs=(str(sbin), str(tools))), image=image, write=write,
+                tools=tools)
 
 
-def unpacker(layout):
-    """unmkinitramfs double: writes the captured mdadm.conf at each of ``layout`` below DEST (argv[2])."""
-    def unpack(argv):
-        for prefix, text in layout:
-            touch(os.path.join(argv[2], prefix, 'etc', 'mdadm', 'mdadm.conf'), text)
-        touch(os.path.join(argv[2], layout[0][0] if layout else '', 'init'), '#!/bin/sh\n')
-        return 0, '', ''
-    return unpack
+NO_RUN = FakeRun({})     # an initramfs-tools image is read without running a command: any call fails the test
+BW_LINE = 'ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % BW_UUID
 
 
-def test_bookworm_next_initramfs(bookworm):
-    run = FakeRun({'unmkinitramfs': unpacker([('', fixture('bookworm-initramfs-mdadm.conf'))])})
-    result = initramfs.array_lines_in_next_initramfs(run, **bookworm)
-    image = os.path.join(bookworm['boot_dir'], 'initrd.img-' + BW_KERNEL)
+@pytest.mark.skipif(not ZSTD, reason='zstd is not installed')
+def test_bookworm_next_initramfs_zstd(bookworm):
+    """Debian 12's default (COMPRESS=zstd), the file among others; nothing unpacked, no command run."""
+    members = [directory('.'), directory('etc'), directory('etc/mdadm')] + filler() + \
+        [regular('etc/mdadm/mdadm.conf', fixture('bookworm-initramfs-mdadm.conf'))] + filler(7, 333)
+    archive = newc(members)
+    proc = subprocess.run([ZSTD, '-q', '-c'], input=archive, stdout=subprocess.PIPE, check=True)
+    image = bookworm['write'](proc.stdout)
+    run = FakeRun({})
+    result = initramfs.array_lines_in_next_initramfs(run, **bookworm['where'])
     assert result == dict(image=image, generator='initramfs-tools', kernel=BW_KERNEL,
-                          conf_path='etc/mdadm/mdadm.conf',
-                          array_lines=['ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % BW_UUID], error=None)
-    [argv] = run.calls
-    assert argv[:2] == [os.path.join(bookworm['bin_dirs'][1], 'unmkinitramfs'), image]
-    # the temporary tree is gone
-    assert not os.path.exists(argv[2]) and os.path.dirname(argv[2]) == bookworm['tmp_dir']
+                          conf_path='etc/mdadm/mdadm.conf', array_lines=[BW_LINE], error=None)
+    assert run.calls == []
 
 
-def test_bookworm_early_and_main_segments_main_wins(bookworm):
-    # with a microcode segment unmkinitramfs writes early/ and main/; only main/ is the booted system
-    run = FakeRun({'unmkinitramfs': unpacker([('main', fixture('bookworm-initramfs-mdadm.conf')),
-                                              ('early', 'ARRAY /dev/md/other UUID=%s\n' % DATA_UUID)])})
-    result = initramfs.array_lines_in_next_initramfs(run, **bookworm)
-    assert result['conf_path'] == 'etc/mdadm/mdadm.conf' and BW_UUID in result['array_lines'][0]
-    assert len(result['array_lines']) == 1
+def test_read_image_files_gzip_070702_and_dot_slash_names(bookworm):
+    body = newc([regular('./etc/mdadm/mdadm.conf', 'ARRAY /dev/md/x UUID=%s\n' % DATA_UUID),
+                 regular('./init', '#!/bin/sh\n')] + filler(5), magic=b'070702')
+    image = bookworm['write'](gzip_compress(body))
+    found = initramfs.read_image_files(image, ['etc/mdadm/mdadm.conf', 'init'], bookworm['where']['bin_dirs'])
+    assert found == {'etc/mdadm/mdadm.conf': ('ARRAY /dev/md/x UUID=%s\n' % DATA_UUID).encode(),
+                     'init': b'#!/bin/sh\n'}
 
 
-def test_bookworm_initramfs_without_mdadm_conf(bookworm):
-    run = FakeRun({'unmkinitramfs': unpacker([])})
-    result = initramfs.array_lines_in_next_initramfs(run, **bookworm)
+def test_bookworm_early_and_main_archives_main_wins(bookworm):
+    """A microcode archive first (uncompressed, padded to cpio's 512-byte blocks), then the main one: the later copy
+    is what the boot leaves in place."""
+    early = newc([regular('kernel/x86/microcode/GenuineIntel.bin', b'\x01' * 1000),
+                  regular('etc/mdadm/mdadm.conf', 'ARRAY /dev/md/other UUID=%s\n' % DATA_UUID)], block=512)
+    main = gzip_compress(newc(filler(3) + [regular('etc/mdadm/mdadm.conf', fixture('bookworm-initramfs-mdadm.conf'))]))
+    bookworm['write'](early + main)
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **bookworm['where'])
+    assert result['error'] is None and result['array_lines'] == [BW_LINE]
+    # the early copy counts when the main archive has none
+    bookworm['write'](early + gzip_compress(newc(filler(3))))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **bookworm['where'])
+    assert result['error'] is None and result['array_lines'] == ['ARRAY /dev/md/other UUID=%s' % DATA_UUID]
+
+
+def test_bookworm_uncompressed_archives_only(bookworm):
+    bookworm['write'](newc(filler(2), block=512) + newc([regular('etc/mdadm/mdadm.conf', BW_LINE + '\n')]))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **bookworm['where'])
+    assert result['error'] is None and result['array_lines'] == [BW_LINE]
+
+
+def test_bookworm_initramfs_without_or_with_an_empty_mdadm_conf(bookworm):
+    bookworm['write'](gzip_compress(newc(filler(4) + [directory('etc/mdadm/mdadm.conf')])))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **bookworm['where'])
     assert result['conf_path'] is None and result['array_lines'] == [] and result['error'] is None
-    failing = FakeRun({'unmkinitramfs': (2, '', 'unmkinitramfs: cpio failed')})
-    result = initramfs.array_lines_in_next_initramfs(failing, **bookworm)
-    assert 'cpio failed' in result['error'] and result['array_lines'] == []
-    assert not os.path.exists(failing.calls[0][2])
+    bookworm['write'](gzip_compress(newc(filler(4) + [regular('etc/mdadm/mdadm.conf', '')])))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **bookworm['where'])
+    assert result['conf_path'] == 'etc/mdadm/mdadm.conf' and result['array_lines'] == [] and result['error'] is None
+
+
+def test_the_read_stops_at_the_wanted_file(bookworm):
+    """What follows the file in the compressed archive is not read: garbage there changes nothing (control: the same
+    garbage before the file is an error)."""
+    conf = newc([regular('etc/mdadm/mdadm.conf', BW_LINE + '\n')])[:-124]      # cut before the trailer
+    garbage = b'this is not a cpio header at all' * 40
+    bookworm['write'](gzip_compress(newc(filler(2))[:-124] + conf + garbage))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **bookworm['where'])
+    assert result['error'] is None and result['array_lines'] == [BW_LINE]
+    bookworm['write'](gzip_compress(newc(filler(2))[:-124] + garbage + conf))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **bookworm['where'])
+    assert 'no cpio header' in result['error'] and result['array_lines'] == []
+
+
+def test_errors_of_an_image_that_cannot_be_read(bookworm):
+    where = bookworm['where']
+    # truncated inside a member
+    bookworm['write'](gzip_compress(newc(filler(3) + [regular('etc/mdadm/mdadm.conf', BW_LINE)])[:9000]))
+    assert 'ends inside' in initramfs.array_lines_in_next_initramfs(NO_RUN, **where)['error']
+    # neither cpio nor a known compression
+    bookworm['write'](b'\x7fELF' + b'\0' * 100)
+    assert 'neither a cpio archive nor a compressed one' in initramfs.array_lines_in_next_initramfs(NO_RUN, **where)['error']
+    # the decompressor is not installed: named
+    bookworm['write'](b'\xfd7zXZ\x00' + b'\1' * 100)
+    error = initramfs.array_lines_in_next_initramfs(NO_RUN, **where)['error']
+    assert error.startswith('the image is xz-compressed and xz is not in ') and where['bin_dirs'][1] in error
+    # the decompressor fails after a complete archive without the file: its status and message are the error
+    failing = bookworm['tools'] / 'gzip'
+    failing.unlink()
+    with open(str(failing), 'w') as f:
+        f.write('#!/bin/sh\n%s "$@"\necho "gzip: crc error" >&2\nexit 1\n' % GZIP)
+    os.chmod(str(failing), 0o755)
+    bookworm['write'](gzip_compress(newc(filler(2))))
+    error = initramfs.array_lines_in_next_initramfs(NO_RUN, **where)['error']
+    assert 'failed (rc=1): gzip: crc error' in error
 
 
 # --- Debian 13, dracut (captured) --------------------------------------------------------------------

@@ -98,9 +98,35 @@ def guest_kernel_is_sound(request):
 # the guest through tools/lab (the tests that reboot or power-cycle it: no Ansible control socket survives)
 
 
+# The tests' own commands share one SSH connection per VM (a ControlMaster that lives 2 minutes after its last use):
+# `tools/lab ssh` opened a new one for each, its key exchange and login about 1 s of a lab guest's CPU (sshd was 11-12 %
+# of the guests' process CPU in a CI run, 2026-12-01), and a Python start on the controller. A reboot or power cycle
+# ends the connection under the master: whatever reboots the guest closes it first (close_lab_ssh), so that the next
+# command opens a new one instead of waiting for the dead one's keepalives (ServerAlive: 30 s).
+LAB_SSH_OPTS = ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                "-o", "LogLevel=ERROR", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+                "-o", "ConnectTimeout=5", "-o", "ControlMaster=auto", "-o", "ControlPersist=120",
+                "-o", "ControlPath=/tmp/iotune-lab-ssh-%C"]
+
+
+def lab_ssh_argv(*control):
+    """ssh ... root@VM, the port as tools/lab keeps it (.lab/VM/state.json: a stop-start may change it)."""
+    with open(os.path.join(REPO, ".lab", VM, "state.json"), encoding="utf-8") as f:
+        port = json.load(f)["port"]
+    return ["ssh", *control, *LAB_SSH_OPTS, "-i", os.path.join(REPO, ".lab", "id_ed25519"), "-p", str(port),
+            "root@127.0.0.1"]
+
+
+def close_lab_ssh():
+    """End lab_ssh's shared connection (before the guest reboots, is power-cycled or crashed)."""
+    subprocess.run(lab_ssh_argv("-O", "exit"), capture_output=True, text=True, timeout=30, check=False,
+                   stdin=subprocess.DEVNULL)
+
+
 def lab_ssh(*cmd, timeout=120, check=True):
-    proc = subprocess.run([LAB, "ssh", VM, "--", *cmd], capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    """CMD in the guest as root (ssh joins its words with spaces, as `tools/lab ssh NAME -- CMD` does)."""
+    proc = subprocess.run(lab_ssh_argv() + list(cmd), capture_output=True, text=True, timeout=timeout, check=False,
+                          stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
         raise AssertionError("%s failed (%d): %s %s" % (cmd, proc.returncode, proc.stdout, proc.stderr))
     return proc
@@ -142,6 +168,7 @@ def reboot_guest():
     the boot's start jobs (whatever their outcome: SSH answers before the data array is assembled and mounted)."""
     boot_id_before = lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip()
     lab_ssh("systemctl", "reboot", check=False, timeout=30)
+    close_lab_ssh()
     time.sleep(10)
     wait_for_ssh()
     assert lab_ssh("cat", "/proc/sys/kernel/random/boot_id").stdout.strip() != boot_id_before
@@ -257,6 +284,23 @@ class SubRun(object):
                     if result and name.startswith("Stage %s: " % stage) and not result.get("skipped"):
                         found[stage] = result.get("msg", "")
         return found
+
+
+def initramfs_file(host, image, path):
+    """The content of ``path`` inside an initramfs-tools ``image`` as the guest's own tools read it (the module's reader,
+    module_utils/initramfs.py, is what the tests check): an image that is one zstd stream (the lab's: no early
+    microcode archive) through ``zstd -dc | cpio -i --to-stdout`` in 1 MiB reads (2 s on a lab guest; cpio's default
+    512-byte reads took 10 s), any other unpacked with ``unmkinitramfs`` (11-26 s: it writes every file). Empty (or
+    None after unmkinitramfs) when the image has no such file."""
+    if host.check_output("head -c 4 %s | od -An -tx1", image).split() == ["28", "b5", "2f", "fd"]:
+        return host.check_output("zstd -dcq %s | cpio -i --quiet -C 1048576 --to-stdout %s", image, path)
+    tmp = host.check_output("mktemp -d")
+    try:
+        host.check_output("unmkinitramfs %s %s", image, tmp)
+        found = host.check_output('find %s -path "*/%s" -print -quit', tmp, path)
+        return host.file(found).content_string if found else None
+    finally:
+        host.run("rm -rf %s", tmp)
 
 
 @pytest.fixture(scope="module")

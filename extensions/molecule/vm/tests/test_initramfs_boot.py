@@ -21,6 +21,8 @@ import re
 
 import pytest
 
+from conftest import initramfs_file
+
 PROBE = '/run/iotune-initramfs'
 BUILDS = '/var/lib/iotune-probe/initramfs-builds'
 REBOOT_SUM = '/var/tmp/iotune-probe/reboot.sha256'      # written by side_effect.yml before its reboot
@@ -67,14 +69,9 @@ def test_booted_initramfs_is_the_last_one_the_guest_built(host, rebooted):
     if host.package('dracut').is_installed:
         assert host.check_output('lsinitrd -f etc/iotune-initramfs-id %s', image).strip() == booted
         return
-    tmp = host.check_output('mktemp -d')
-    try:
-        host.check_output('unmkinitramfs %s %s', image, tmp)
-        path = host.check_output('find %s -path "*etc/iotune-initramfs-id" -print -quit', tmp)
-        assert path, 'no probe id in %s' % image
-        assert host.file(path).content_string.strip() == booted
-    finally:
-        host.run('rm -rf %s', tmp)
+    stamped = initramfs_file(host, image, 'etc/iotune-initramfs-id')
+    assert stamped, 'no probe id in %s' % image
+    assert stamped.strip() == booted
 
 
 def test_converge_built_the_initramfs_once(host, rebooted):

@@ -18,6 +18,8 @@ import re
 
 import pytest
 
+from conftest import initramfs_file
+
 EXTRA = 'ARRAY /dev/md/late metadata=1.2 UUID=0badc0de:0badc0de:0badc0de:0badc0de name=any:late'
 
 
@@ -68,13 +70,7 @@ def test_array_lines_are_the_image_copy_of_mdadm_conf(host, fact, dracut):
         inside = host.check_output('lsinitrd -f %s %s', fact['conf_path'], fact['image'])
     else:
         assert fact['conf_path'] == 'etc/mdadm/mdadm.conf'
-        tmp = host.check_output('mktemp -d')
-        try:
-            host.check_output('unmkinitramfs %s %s', fact['image'], tmp)
-            path = host.check_output('find %s -path "*/%s" -print -quit', tmp, fact['conf_path'])
-            inside = host.file(path).content_string
-        finally:
-            host.run('rm -rf %s', tmp)
+        inside = initramfs_file(host, fact['image'], fact['conf_path'])
     assert array_lines(inside) == conf
 
 

@@ -26,7 +26,7 @@ import subprocess
 
 import pytest
 
-from conftest import LAB, VM, lab_inventory_disks, lab_ssh, run_audit, wait_for_multi_user
+from conftest import LAB, VM, close_lab_ssh, lab_inventory_disks, lab_ssh, run_audit, wait_for_multi_user
 
 MOUNTPOINT = "/srv/scratch"
 UNIT = "iotune-ephemeral-scratch.service"
@@ -121,6 +121,7 @@ def test_blank_disks_after_a_stop_start_are_brought_back(tuned, instance_store):
     argv = [LAB, "stop-start", VM, "--timeout", "900"]
     for disk in instance_store:
         argv += ["--blank", disk["serial"]]
+    close_lab_ssh()
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=1800, check=False)
     if proc.returncode != 0:
         console = subprocess.run([LAB, "console", VM, "--lines", "80"], capture_output=True, text=True, timeout=60,

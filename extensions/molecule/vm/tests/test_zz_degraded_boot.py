@@ -4,8 +4,8 @@ services named for the array must not start on its empty mount point.
 This runs last in the scenario (file name sorts last) because it breaks the array for good: it
 hot-unplugs one member through the lab's QMP socket, reboots the guest and checks that the boot did
 not stop in emergency mode waiting for /var/lib/cassandra (fstab carries nofail and a device
-timeout). Reboot and checks go through `tools/lab ssh` rather than the Ansible connection so that
-no stale SSH control socket survives the reboot.
+timeout). Reboot and checks go through `lab_ssh` (conftest.py) rather than the Ansible connection: its shared
+connection is closed before the reboot, so that no stale SSH control socket survives it.
 
 Before the reboot it also checks the fleet audit (issue 14) on the degraded host: with ``blockdev --setra
 4096`` on the array, the udev rules file removed and a stale ARRAY line in mdadm.conf added before the

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import HERE, LAB, REPO, VM, guest_kernel_oops, lab_ssh
+from conftest import HERE, LAB, REPO, VM, close_lab_ssh, guest_kernel_oops, lab_ssh
 
 # the lab's console check: the same on every entry of the vm matrix
 pytestmark = [pytest.mark.any_entry(0), pytest.mark.oops_on_purpose]
@@ -58,6 +58,7 @@ def test_the_guest_kernel_checks_fail_on_a_kernel_crash(subrun, host, tmp_path):
                 ">/dev/null 2>&1 </dev/null &'", timeout=60, check=False)
     except subprocess.TimeoutExpired:
         pass                                  # the guest may die before ssh has closed
+    close_lab_ssh()                           # its connection dies with the guest
     deadline = time.monotonic() + 180
     while not guest_kernel_oops() and time.monotonic() < deadline:
         time.sleep(2)

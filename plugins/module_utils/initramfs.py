@@ -476,6 +476,8 @@ def read_image_files(image, wanted, bin_dirs=BIN_DIRS):
         while True:
             head = stream.next_head()
             if not head:
+                if not stream.pos:
+                    raise InitramfsError('%s holds no cpio archive (it is empty or all NUL bytes)' % image)
                 return found
             if head[:6] in CPIO_MAGICS:
                 read_cpio(stream, wanted, found)
@@ -527,13 +529,30 @@ def read_initramfs_tools_conf(image, bin_dirs=BIN_DIRS):
     return None, None
 
 
-def read_dracut_conf(run_command, image, tool='lsinitrd'):
+# dracut's squash module packs the image's root into a squashfs file inside the cpio archive: what is in there only
+# lsinitrd reads
+DRACUT_SQUASH = ('squash-root.img', 'squashfs-root.img', 'squash/root.img')
+
+
+def read_dracut_conf(run_command, image, tool='lsinitrd', bin_dirs=BIN_DIRS):
     """(path inside the image, mdadm.conf text) of a dracut image, (None, None) when it has none.
 
-    Each path of CONF_IN_IMAGE['dracut'] in turn is printed with ``lsinitrd -f`` (one pass over the image; a path the
-    image lacks prints nothing), and the first that prints text is the one. Only when none does is the image listed
-    (``lsinitrd IMAGE``: its header, its dracut modules and every file, several passes over the image, which took
-    minutes of an emulated guest), to tell an empty mdadm.conf from none."""
+    The image's cpio archives are read here first (read_image_files: one pass, nothing run but the decompressor); the
+    first path of CONF_IN_IMAGE['dracut'] found is the one. lsinitrd reads it instead when that read fails (a format
+    this module does not read) or finds a squashfs root (dracut's squash module): each path of
+    CONF_IN_IMAGE['dracut'] in turn is printed with ``lsinitrd -f`` (one pass over the image; a path the image lacks
+    prints nothing), and only when none prints text is the image listed (``lsinitrd IMAGE``: its header, its dracut
+    modules and every file, several passes, which took minutes of an emulated guest), to tell an empty mdadm.conf
+    from none."""
+    try:
+        found = read_image_files(image, CONF_IN_IMAGE['dracut'] + DRACUT_SQUASH, bin_dirs)
+    except InitramfsError:
+        found = None
+    if found is not None and not any(path in found for path in DRACUT_SQUASH):
+        for path in CONF_IN_IMAGE['dracut']:
+            if path in found:
+                return path, found[path].decode('utf-8', 'replace')
+        return None, None
     for path in CONF_IN_IMAGE['dracut']:
         text = _run(run_command, lsinitrd_file_argv(image, path, tool))
         if text:
@@ -581,7 +600,7 @@ def array_lines_in_next_initramfs(run_command, kernel=None, generator=None, boot
             if tool is None:
                 raise InitramfsError('%s is needed to read %s and is not in %s' % (
                     reader_tool('dracut'), result['image'], ', '.join(bin_dirs)))
-            conf_path, text = read_dracut_conf(run_command, result['image'], tool)
+            conf_path, text = read_dracut_conf(run_command, result['image'], tool, bin_dirs)
         else:
             conf_path, text = read_initramfs_tools_conf(result['image'], bin_dirs)
         result['conf_path'] = conf_path

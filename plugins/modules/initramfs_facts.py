@@ -27,12 +27,13 @@ description:
   - The image is C(/boot/initrd.img-VERSION) (Debian and Ubuntu, either generator), else
     C(/boot/initramfs-VERSION.img) (EL and other dracut hosts). The BLS layout
     C(/boot/MACHINE-ID/VERSION/initrd) is not supported.
-  - "Reading the image: in an initramfs-tools image the module reads C(etc/mdadm/mdadm.conf) itself,
-    without unpacking anything: the uncompressed cpio archives in place (an early microcode archive), the
-    compressed main archive through its decompressor (C(zstd), C(gzip), C(xz), C(lz4), C(bzip2) or C(lzop),
-    whichever compressed it), up to that file; a copy in a later archive wins, as at boot. dracut images are listed
-    with C(lsinitrd) and C(etc/mdadm.conf) (else C(etc/mdadm/mdadm.conf)) is printed with
-    C(lsinitrd -f). Files below C(etc/mdadm.conf.d/) in the image are not read."
+  - "Reading the image: the module reads C(etc/mdadm/mdadm.conf) (initramfs-tools) or C(etc/mdadm.conf), else
+    C(etc/mdadm/mdadm.conf) (dracut) itself, without unpacking anything: the uncompressed cpio archives in place
+    (an early microcode archive), the compressed main archive through its decompressor (C(zstd), C(gzip), C(xz),
+    C(lz4), C(bzip2) or C(lzop), whichever compressed it); a copy in a later archive wins, as at boot. A dracut
+    image it cannot read that way, or one with a squashfs root (dracut's squash module), is read with
+    C(lsinitrd -f) (and listed with C(lsinitrd) when neither path prints anything). Files below
+    C(etc/mdadm.conf.d/) in the image are not read."
   - When the image cannot be read, the fact has C(error) set and the module warns; it does not fail.
 author:
   - iotune.storage contributors (@iotune)

@@ -26,8 +26,8 @@ description:
     profile and the devices whose readahead its C([disk]) unit would overwrite, and, when given, the
     kernel settings (the profile's sysctls and transparent huge pages) with the sources that set them.
   - The ARRAY lines of the C(mdadm.conf) inside the initramfs that boots next (the newest kernel in C(/boot)),
-    read by the module from the image (initramfs-tools, nothing unpacked, the main archive streamed through its
-    decompressor) or with C(lsinitrd) (dracut); see docs/raid0.md, "Which initramfs boots next".
+    read by the module from the image (nothing unpacked, the main archive streamed through its decompressor; a dracut
+    image with a squashfs root with C(lsinitrd)); see docs/raid0.md, "Which initramfs boots next".
   - Never installs, writes or triggers anything on the host.
 author:
   - iotune.storage contributors (@iotune)

@@ -471,6 +471,50 @@ def test_trixie_image_with_only_the_debian_path(trixie):
     assert run.calls[-1][2] == 'etc/mdadm/mdadm.conf'
 
 
+def test_trixie_image_read_without_lsinitrd(trixie, tmp_path):
+    """A dracut image as Debian 13 builds it (an early microcode archive with dracut's early_cpio marker, the main one
+    compressed) is read in one pass here: lsinitrd is not run. The Debian path counts when etc/mdadm.conf is absent,
+    and neither path is (None, None) without a listing."""
+    tools = tmp_path / 'tools'
+    tools.mkdir()
+    os.symlink(GZIP, str(tools / 'gzip'))
+    where = dict(trixie, bin_dirs=trixie['bin_dirs'] + (str(tools),))
+    image = os.path.join(trixie['boot_dir'], 'initrd.img-' + TX_KERNEL)
+    early = newc([regular('early_cpio', '1\n'), regular('kernel/x86/microcode/AuthenticAMD.bin', b'\2' * 700)],
+                 block=512)
+
+    def build(*members):
+        with open(image, 'wb') as f:
+            f.write(early + gzip_compress(newc(filler(6) + list(members))))
+    build(regular('etc/mdadm.conf', fixture('trixie-lsinitrd-mdadm.conf')))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **where)
+    assert result == dict(image=image, generator='dracut', kernel=TX_KERNEL, conf_path='etc/mdadm.conf',
+                          array_lines=['ARRAY /dev/md/data metadata=1.2 UUID=%s name=any:data' % TX_UUID],
+                          error=None)
+    build(regular('etc/mdadm/mdadm.conf', fixture('trixie-lsinitrd-mdadm.conf')))
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **where)
+    assert result['conf_path'] == 'etc/mdadm/mdadm.conf' and len(result['array_lines']) == 1
+    build()
+    result = initramfs.array_lines_in_next_initramfs(NO_RUN, **where)
+    assert result['conf_path'] is None and result['array_lines'] == [] and result['error'] is None
+
+
+def test_trixie_image_with_a_squashfs_root_is_read_by_lsinitrd(trixie, tmp_path):
+    """dracut's squash module hides the files in a squashfs inside the archive: lsinitrd reads those (control: the
+    same image without it is read here, above)."""
+    tools = tmp_path / 'tools'
+    tools.mkdir()
+    os.symlink(GZIP, str(tools / 'gzip'))
+    where = dict(trixie, bin_dirs=trixie['bin_dirs'] + (str(tools),))
+    image = os.path.join(trixie['boot_dir'], 'initrd.img-' + TX_KERNEL)
+    with open(image, 'wb') as f:
+        f.write(gzip_compress(newc(filler(3) + [regular('squash-root.img', b'hsqs' + b'\0' * 60)])))
+    run = FakeRun({'lsinitrd': lambda argv: (0, fixture('trixie-lsinitrd-mdadm.conf') if '-f' in argv else '', '')})
+    result = initramfs.array_lines_in_next_initramfs(run, **where)
+    assert result['conf_path'] == 'etc/mdadm.conf' and len(result['array_lines']) == 1
+    assert [argv[1:3] for argv in run.calls] == [['-f', 'etc/mdadm.conf']]
+
+
 # dpkg's status file as Debian 12 writes it after `dpkg --configure --no-triggers mdadm xfsprogs` (the trigger pending
 # in initramfs-tools), cut to three packages; a description line that names the field must not count
 DPKG_STATUS = """\

@@ -21,6 +21,9 @@ sys.path.insert(0, os.path.join(REPO, "tools"))
 sys.path.insert(0, os.path.dirname(HERE))      # the scenario's crash_chain.py (test_crashes.py)
 
 from iotune_lab import kernel_log  # noqa: E402  pylint: disable=wrong-import-position
+from iotune_lab import common as lab_common  # noqa: E402  pylint: disable=wrong-import-position
+from iotune_lab.ssh import ssh_argv  # noqa: E402  pylint: disable=wrong-import-position
+from iotune_lab.vm import load_state  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def guest_kernel_oops():
@@ -95,7 +98,8 @@ def guest_kernel_is_sound(request):
 
 
 # ---------------------------------------------------------------------------------------------
-# the guest through tools/lab (the tests that reboot or power-cycle it: no Ansible control socket survives)
+# the guest through SSH of its own and tools/lab (the tests that reboot or power-cycle it: no Ansible control socket
+# survives)
 
 
 # The tests' own commands share one SSH connection per VM (a ControlMaster that lives 2 minutes after its last use):
@@ -103,18 +107,14 @@ def guest_kernel_is_sound(request):
 # of the guests' process CPU in a CI run, 2026-12-01), and a Python start on the controller. A reboot or power cycle
 # ends the connection under the master: whatever reboots the guest closes it first (close_lab_ssh), so that the next
 # command opens a new one instead of waiting for the dead one's keepalives (ServerAlive: 30 s).
-LAB_SSH_OPTS = ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-                "-o", "LogLevel=ERROR", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
-                "-o", "ConnectTimeout=5", "-o", "ControlMaster=auto", "-o", "ControlPersist=120",
-                "-o", "ControlPath=/tmp/iotune-lab-ssh-%C"]
+SHARED_CONNECTION = ["-o", "ControlMaster=auto", "-o", "ControlPersist=120", "-o", "ControlPath=/tmp/iotune-lab-ssh-%C"]
 
 
 def lab_ssh_argv(*control):
-    """ssh ... root@VM, the port as tools/lab keeps it (.lab/VM/state.json: a stop-start may change it)."""
-    with open(os.path.join(REPO, ".lab", VM, "state.json"), encoding="utf-8") as f:
-        port = json.load(f)["port"]
-    return ["ssh", *control, *LAB_SSH_OPTS, "-i", os.path.join(REPO, ".lab", "id_ed25519"), "-p", str(port),
-            "root@127.0.0.1"]
+    """`tools/lab ssh VM`'s command line (iotune_lab.ssh) with the shared connection, and ``control`` (``-O exit``);
+    the port read anew each time (a stop-start may change it)."""
+    argv = ssh_argv(load_state(VM)["port"], lab_common.LAB_DIR / "id_ed25519", extra=SHARED_CONNECTION)
+    return argv[:1] + list(control) + argv[1:]
 
 
 def close_lab_ssh():

@@ -26,7 +26,7 @@ import sys
 import time
 import zlib
 
-from . import common, disk_models, emulator, kernel_log
+from . import common, disk_models, emulator, kernel_log, pacct
 from .common import EXIT_NOTFOUND, EXIT_USAGE, FileLock, LabError, Phase, need_tools, run, safe_rmtree, say, warn
 from .disks import BUSES, blank_disk_file, fresh_disks, new_disks, parse_size
 from .image import INITRAMFS, RELEASES, ensure_image, host_mirrors, recipe_hash
@@ -267,6 +267,16 @@ def cmd_list(args):
 def cmd_console(args):
     require_vm(args.name, running=False)
     print(console_tail(args.name, args.lines))
+    return 0
+
+
+def cmd_pacct(args):
+    try:
+        with open(args.file, "rb") as f:
+            recs = pacct.records(f.read())
+    except OSError as e:
+        raise LabError(f"cannot read {args.file}: {e}", EXIT_NOTFOUND)
+    print(pacct.render(pacct.by_command(recs) if args.by == "comm" else pacct.by_origin(recs), args.top))
     return 0
 
 
@@ -681,6 +691,13 @@ def build_parser():
     q = sub.add_parser("qemu", help="fetch (or reuse) the lab's qemu when the host's is older than 10.0 "
                                     "(Debian's backport, unpacked in the lab's cache) and print its command")
     q.set_defaults(func=cmd_qemu)
+
+    pa = sub.add_parser("pacct", help="sum a process accounting file (acct(2), of the host or copied out of a guest) "
+                                      "by command or by where each process came from (docs/testing.md)")
+    pa.add_argument("file")
+    pa.add_argument("--by", choices=("comm", "origin"), default="comm")
+    pa.add_argument("--top", type=int, default=40)
+    pa.set_defaults(func=cmd_pacct)
 
     pr = sub.add_parser("prune", help="remove cached images that are neither current nor used "
                                       "by a VM in the lab folder")

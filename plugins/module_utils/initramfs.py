@@ -5,8 +5,8 @@
 
 """What is in the initramfs that boots next: generator, kernel, image file and the ARRAY lines of its
 mdadm.conf. Pure Python (3.8+), no Ansible imports: modules, module utils and tests call it with their
-own ``run_command``; an initramfs-tools image is read here (read_image_files: its decompressor is the only
-process started, directly).
+own ``run_command``; the image itself is read here (read_image_files: its decompressor is the only process
+started, directly; lsinitrd only for a dracut image with a squashfs root or in a format it does not know).
 
 Rules (docs/raid0.md, "Which initramfs boots next"):
 
@@ -48,9 +48,9 @@ from ansible_collections.iotune.storage.plugins.module_utils.files import read_t
 __metaclass__ = type
 
 BIN_DIRS = ('/usr/sbin', '/usr/bin', '/sbin', '/bin')
-# generator -> (the tool that builds, the tool that reads an image), in the order they are preferred; an
-# initramfs-tools image is read here (read_image_files), not unpacked with unmkinitramfs: that wrote every file of the
-# image to disk, 26 s of a lab guest's CPU for a 12 MB image against 2.3 s for this read of one file
+# generator -> (the tool that builds, the tool that reads an image when read_image_files cannot), in the order they
+# are preferred; an initramfs-tools image is never unpacked with unmkinitramfs: that wrote every file of the image to
+# disk, 26 s of a lab guest's CPU for a 12 MB image against 2.3 s for read_image_files' read of one file
 GENERATORS = (
     ('initramfs-tools', 'update-initramfs', None),
     ('dracut', 'dracut', 'lsinitrd'),

@@ -522,8 +522,12 @@ def _read_compressed(argv, f, wanted, found):
 
 def read_initramfs_tools_conf(image, bin_dirs=BIN_DIRS):
     """(path inside the image, mdadm.conf text) of a Debian initramfs, (None, None) when it has none."""
-    found = read_image_files(image, CONF_IN_IMAGE['initramfs-tools'], bin_dirs)
-    for path in CONF_IN_IMAGE['initramfs-tools']:
+    return _first_conf(read_image_files(image, CONF_IN_IMAGE['initramfs-tools'], bin_dirs), 'initramfs-tools')
+
+
+def _first_conf(found, generator):
+    """(path, text) of the first of CONF_IN_IMAGE[generator] in ``found`` (read_image_files' result), else (None, None)."""
+    for path in CONF_IN_IMAGE[generator]:
         if path in found:
             return path, found[path].decode('utf-8', 'replace')
     return None, None
@@ -549,10 +553,7 @@ def read_dracut_conf(run_command, image, tool='lsinitrd', bin_dirs=BIN_DIRS):
     except InitramfsError:
         found = None
     if found is not None and not any(path in found for path in DRACUT_SQUASH):
-        for path in CONF_IN_IMAGE['dracut']:
-            if path in found:
-                return path, found[path].decode('utf-8', 'replace')
-        return None, None
+        return _first_conf(found, 'dracut')
     for path in CONF_IN_IMAGE['dracut']:
         text = _run(run_command, lsinitrd_file_argv(image, path, tool))
         if text:

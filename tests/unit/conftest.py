@@ -6,6 +6,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
 from ansible.module_utils.common import warnings as ansible_warnings
@@ -16,6 +20,28 @@ try:
     from ansible.module_utils import _internal as ansible_internal
 except ImportError:  # ansible-core < 2.19
     ansible_internal = None
+
+
+_RENDER_CACHE = 'IOTUNE_UNIT_RENDER_CACHE'  # tests/unit/roles/templar.py reads it
+
+
+def pytest_configure(config):
+    """The session's cache of templar renderings (roles/templar.py), made in the process that forks the tests.
+
+    ansible-test runs every test in a child forked for it, so what a module-scoped fixture computed is gone with
+    the child: the templar tests rendered the same requests once per test (the tasks' 21 s fixture five times).
+    A directory of this session only, keyed by the whole request: nothing is kept from one session to the next.
+    """
+    if os.environ.get(_RENDER_CACHE) is None:
+        os.environ[_RENDER_CACHE] = tempfile.mkdtemp(prefix='iotune-unit-render-')
+        config._iotune_render_cache = os.environ[_RENDER_CACHE]  # pylint: disable=protected-access
+
+
+def pytest_unconfigure(config):
+    path = getattr(config, '_iotune_render_cache', None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
+        os.environ.pop(_RENDER_CACHE, None)
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,7 @@ tests that compare a role's old Jinja with the filter that replaced it (test_rol
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import os
@@ -18,6 +19,10 @@ _PACKAGE = importlib.import_module('ansible_collections.iotune.storage')
 ROOT = os.path.dirname(os.path.abspath(_PACKAGE.__file__)) if getattr(_PACKAGE, '__file__', None) \
     else list(_PACKAGE.__path__)[0]
 HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'render_role_vars.py')
+# A directory of this test session's renderings (tests/unit/conftest.py makes it and removes it): ansible-test runs
+# each test in a process forked for it (its ansible_forked plugin), so a module-scoped fixture or a module's memo
+# renders again for every test; the files keep one rendering of the same request for the whole session.
+CACHE_ENV = 'IOTUNE_UNIT_RENDER_CACHE'
 
 
 def render_requests(cases):
@@ -26,9 +31,19 @@ def render_requests(cases):
     {'error': text})."""
     request = {'collections_root': os.path.abspath(os.path.join(ROOT, '..', '..', '..')),
                'roles_dir': os.path.join(ROOT, 'roles'), 'cases': list(cases)}
-    proc = subprocess.run([sys.executable, HELPER], input=json.dumps(request), stdout=subprocess.PIPE,
+    text = json.dumps(request, sort_keys=True)
+    cache = os.environ.get(CACHE_ENV)
+    path = os.path.join(cache, hashlib.sha256(text.encode()).hexdigest() + '.json') if cache else None
+    if path and os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    proc = subprocess.run([sys.executable, HELPER], input=text, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, check=False)
     assert proc.returncode == 0, proc.stderr
+    if path:
+        with open(path + '.%d' % os.getpid(), 'w') as f:
+            f.write(proc.stdout)
+        os.replace(path + '.%d' % os.getpid(), path)  # whole or not at all: another worker may read it now
     return json.loads(proc.stdout)
 
 

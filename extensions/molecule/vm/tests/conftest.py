@@ -201,6 +201,9 @@ class SubRun(object):
         # and its SSH connect timeout: the default 10 s is too short for an emulated guest on a loaded machine (a
         # stop's official run saw cases of test_bad_input end without a result, their forks sharing one VM)
         self.env["ANSIBLE_TIMEOUT"] = "60"
+        # the collection's filters imported once before the workers fork (callback_plugins/lab_preload.py)
+        self.env["ANSIBLE_CALLBACK_PLUGINS"] = os.path.join(HERE, "..", "callback_plugins")
+        self.env["ANSIBLE_CALLBACKS_ENABLED"] = "lab_preload"
 
     def run(self, extra_vars=None, tags=None, playbook="iotune.storage.tune", json_output=True, timeout=1800,
             limit=True, check=False):

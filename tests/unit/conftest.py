@@ -15,14 +15,12 @@ import pytest
 from ansible.module_utils.common import warnings as ansible_warnings
 
 from ansible_collections.iotune.storage.tests.unit.plugins.fixtures.host import FakeHost, build_standard_host
+from ansible_collections.iotune.storage.tests.unit.roles.templar import CACHE_ENV as _RENDER_CACHE
 
 try:
     from ansible.module_utils import _internal as ansible_internal
 except ImportError:  # ansible-core < 2.19
     ansible_internal = None
-
-
-_RENDER_CACHE = 'IOTUNE_UNIT_RENDER_CACHE'  # tests/unit/roles/templar.py reads it
 
 
 def pytest_configure(config):

@@ -19,7 +19,7 @@ _PACKAGE = importlib.import_module('ansible_collections.iotune.storage')
 ROOT = os.path.dirname(os.path.abspath(_PACKAGE.__file__)) if getattr(_PACKAGE, '__file__', None) \
     else list(_PACKAGE.__path__)[0]
 HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'render_role_vars.py')
-# A directory of this test session's renderings (tests/unit/conftest.py makes it and removes it): ansible-test runs
+# The variable naming a directory of this test session's renderings (tests/unit/conftest.py makes it and removes it): ansible-test runs
 # each test in a process forked for it (its ansible_forked plugin), so a module-scoped fixture or a module's memo
 # renders again for every test; the files keep one rendering of the same request for the whole session.
 CACHE_ENV = 'IOTUNE_UNIT_RENDER_CACHE'
@@ -41,9 +41,10 @@ def render_requests(cases):
                           stderr=subprocess.PIPE, universal_newlines=True, check=False)
     assert proc.returncode == 0, proc.stderr
     if path:
-        with open(path + '.%d' % os.getpid(), 'w') as f:
+        partial = '%s.%d' % (path, os.getpid())
+        with open(partial, 'w') as f:
             f.write(proc.stdout)
-        os.replace(path + '.%d' % os.getpid(), path)  # whole or not at all: another worker may read it now
+        os.replace(partial, path)  # whole or not at all: another worker may read it now
     return json.loads(proc.stdout)
 
 

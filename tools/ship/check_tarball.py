@@ -23,7 +23,8 @@ import tempfile
 
 # Paths (or their first directory) that must never ship.
 FORBIDDEN = [
-    'tools', 'tools/*', '.collections', '.collections/*', '.ci', '.ci/*', '.lab', '.lab/*', '.venv', '.venv/*', 'build', 'build/*',
+    'tools', 'tools/*', 'extensions', 'extensions/*',
+    '.collections', '.collections/*', '.ci', '.ci/*', '.lab', '.lab/*', '.venv', '.venv/*', 'build', 'build/*',
     'Makefile', 'constraints*.txt', 'requirements-dev.txt', 'requirements-ship.txt', '.ansible-lint',
     'ansible.cfg', '.gitignore', '.git', '.git/*', 'tests/output', 'tests/output/*', 'tests/perf',
     'tests/perf/*', 'iotune-reports', 'iotune-reports/*', 'docs/docsite/build', 'docs/docsite/build/*',
@@ -72,17 +73,17 @@ def warnings(path):
 def self_test():
     with tempfile.NamedTemporaryFile(suffix='.tar.gz') as tmp:
         with tarfile.open(tmp.name, 'w:gz') as tar:
-            for name in ['README.md', 'tools/lab', 'roles/x/tasks/main.yml', 'docs/img/a.png']:
+            for name in ['README.md', 'tools/lab', 'extensions/molecule/vm/molecule.yml', 'roles/x/tasks/main.yml', 'docs/img/a.png']:
                 info = tarfile.TarInfo(name)
                 info.size = 1
                 tar.addfile(info, io.BytesIO(b'x'))
         found = check(tmp.name)
-    expected = ['tools/lab', 'docs/img/a.png', 'role x has no README.md', 'missing meta/runtime.yml']
+    expected = ['tools/lab', 'extensions/molecule/vm/molecule.yml', 'docs/img/a.png', 'role x has no README.md', 'missing meta/runtime.yml']
     missed = [e for e in expected if not any(e in f for f in found)]
     if missed:
         print('self-test FAILED: not reported: %s' % ', '.join(missed))
         return 1
-    print('self-test: a tarball with tools/, a PNG and a role without README is refused (%d problems)'
+    print('self-test: a tarball with tools/, a molecule scenario, a PNG and a role without README is refused (%d problems)'
           % len(found))
     return 0
 

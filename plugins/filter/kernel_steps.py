@@ -114,6 +114,11 @@ _value:
     thp_state:
       description: V(restarted) when the unit runs now; absent otherwise.
       type: str
+    thp_reload:
+      description: >-
+        The THP unit's task reloads systemd first: its unit or the CPU governor and clocksource unit was written (one
+        reload for both).
+      type: bool
     look_old_unit:
       description: No THP and no caller's read, so look for an earlier unit.
       type: bool
@@ -125,6 +130,9 @@ _value:
       type: bool
     cpu_unit:
       description: Enable that unit (and reload systemd when it was written).
+      type: bool
+    cpu_reload:
+      description: The CPU unit's task reloads systemd first (its unit was written and the THP unit's task did not reload).
       type: bool
     cpu_state:
       description: V(restarted) when that unit runs now; absent otherwise.

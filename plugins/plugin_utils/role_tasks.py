@@ -201,6 +201,10 @@ def kernel_steps(before, options, written=None, checked=None, found_files=None, 
     if thp_written or thp_drift:
         steps['thp_state'] = 'restarted'
     steps.update(_cpu_clock_steps(before, options, changed_paths, found_files, cpu_old, check_mode))
+    # one daemon-reload when both unit files were written (a first run with THP and a CPU governor): the THP unit's
+    # task, which runs first, reloads for both; the CPU unit's task reloads only when that one did not
+    steps['thp_reload'] = bool(steps['thp_unit'] and (thp_written or (steps['cpu_written'] and steps['cpu_unit'])))
+    steps['cpu_reload'] = bool(steps['cpu_written'] and not steps['thp_reload'])
     # any step after the read to take (the role's tasks/apply.yml is included only then, or when a file is written)
     steps['act'] = any(steps[k] for k in ACT_STEPS)
     results = before if checked is None or skipped_test(checked) else checked

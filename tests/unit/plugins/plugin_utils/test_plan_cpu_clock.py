@@ -148,6 +148,23 @@ def test_steps_of_the_cpu_clock_unit():
     steps = kernel_steps(converged, OPTIONS, written=written)
     assert steps['cpu_unit'] and steps['cpu_written'] and steps['cpu_state'] == 'restarted'
     assert kernel_steps(converged, OPTIONS, written=written, check_mode=True)['cpu_unit'] is False
+
+
+def test_one_daemon_reload_when_both_units_are_written():
+    both = dict(OPTIONS, thp={"enabled": "never"})
+    converged = {'drift': [], 'conflicts': [], 'cpu_unit_enabled': True, 'thp_unit_enabled': True}
+    steps = kernel_steps(converged, both, written={'changed': True, 'changed_paths': [CPU_UNIT, UNIT]})
+    assert steps['thp_unit'] and steps['cpu_unit'] and steps['thp_reload'] is True and steps['cpu_reload'] is False
+    # the CPU unit alone written: its own task reloads, the THP unit's (run because it was disabled by hand) does not
+    steps = kernel_steps(dict(converged, thp_unit_enabled=False), both, written={'changed': True, 'changed_paths': [CPU_UNIT]})
+    assert steps['thp_unit'] and steps['thp_reload'] is True and steps['cpu_reload'] is False
+    steps = kernel_steps(converged, both, written={'changed': True, 'changed_paths': [CPU_UNIT]})
+    assert not steps['thp_unit'] and steps['thp_reload'] is False and steps['cpu_reload'] is True
+    # the THP unit alone written: one reload, by its task; nothing written: none
+    steps = kernel_steps(converged, both, written={'changed': True, 'changed_paths': [UNIT]})
+    assert steps['thp_reload'] is True and steps['cpu_reload'] is False
+    steps = kernel_steps(converged, both)
+    assert steps['thp_reload'] is False and steps['cpu_reload'] is False
     # disabled by hand: enabled again
     assert kernel_steps(dict(converged, cpu_unit_enabled=False), OPTIONS)['cpu_unit'] is True
 

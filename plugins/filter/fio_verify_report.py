@@ -10,7 +10,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.iotune.storage.plugins.module_utils import fio_report
 
 _KEEP_OUT = ('invocation', 'failed', 'changed', 'item', 'fio_verify_job', 'ansible_loop_var', '_ansible_no_log',
-             '_ansible_item_label', '_ansible_ignore_errors')
+             '_ansible_item_label', '_ansible_ignore_errors', 'test_files_removed')
 
 
 def _job_name(item):

@@ -363,11 +363,13 @@ class FioRun(object):
             except (OSError, ValueError):
                 self.result['read_ahead']['restored'] = False
         if remove_files and not self.p['keep_file']:
-            for path in set(list(self.existing) + created):
+            paths = set(list(self.existing) + created)
+            for path in paths:
                 try:
                     os.unlink(path)
                 except OSError:
                     pass
+            self.result['test_files_removed'] = not any(os.path.lexists(path) for path in paths)
 
     # ---- the result ---------------------------------------------------------------------------------
     def report(self, runs, evicted):

@@ -369,6 +369,13 @@ fio_version:
   returned: success
   type: str
   sample: fio-3.33
+test_files_removed:
+  description:
+    - V(true) when the run removed its test files and none of them is left (O(keep_file=false)); a caller that
+      would otherwise remove them itself can skip that.
+  returned: when the module measured and O(keep_file=false)
+  type: bool
+  sample: true
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -72,6 +72,13 @@ def _fio(host, **args):
     return result
 
 
+def test_the_converge_left_no_test_file(host, report):
+    """The verification's last job removes the test file the jobs shared (keep_file false on the last one; the role's
+    own removal task runs only when the module did not say it removed it): none is left under the mount point."""
+    assert report['jobs'], report
+    assert not host.run("ls -A %s | grep '^iotune-fio\\.'" % MOUNTPOINT).stdout.strip()
+
+
 def test_report_exists_and_passed(report, threshold):
     assert report['directory'] == MOUNTPOINT
     assert report['verdict'] in ('pass', 'noisy'), report.get('missed')

@@ -147,8 +147,9 @@ def test_measures_amplification_and_cleans_up(host, capsys):
     assert host.drops == 3
     assert '--fadvise_hint=0' in measured[0] and '--ioengine=mmap' in measured[0]
     assert '--output-format=json' in measured[0]
-    # the test file is removed (keep_file=false) and nothing else was created
+    # the test file is removed (keep_file=false) and nothing else was created; the result says so
     assert os.listdir(str(host.dir)) == []
+    assert r['test_files_removed'] is True
 
 
 def test_direct_jobs_do_not_drop_caches(host, capsys):
@@ -159,8 +160,19 @@ def test_direct_jobs_do_not_drop_caches(host, capsys):
 
 
 def test_keep_file(host, capsys):
-    run_module(capsys, base_args(host, keep_file=True, test_file='iotune-fio.shared.dat'))
+    r = run_module(capsys, base_args(host, keep_file=True, test_file='iotune-fio.shared.dat'))
     assert os.listdir(str(host.dir)) == ['iotune-fio.shared.dat']
+    assert 'test_files_removed' not in r
+    # the next call on the kept file removes it (the fio_verify role's last job) and says so
+    r = run_module(capsys, base_args(host, test_file='iotune-fio.shared.dat'))
+    assert os.listdir(str(host.dir)) == [] and r['test_files_removed'] is True
+
+
+def test_a_test_file_that_cannot_be_removed_is_reported(host, capsys, monkeypatch):
+    monkeypatch.setattr(os, 'unlink', lambda path: (_ for _ in ()).throw(OSError(13, 'Permission denied')))
+    r = run_module(capsys, base_args(host))
+    assert r['test_files_removed'] is False
+    assert len(os.listdir(str(host.dir))) == 1
 
 
 def test_read_ahead_set_for_the_run_and_restored(host, capsys):

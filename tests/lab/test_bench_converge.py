@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "bench_converge"
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "bench_converge.py"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "bench_storage_path"
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "bench_storage_path.py"
 
 
 @pytest.fixture(scope="module")

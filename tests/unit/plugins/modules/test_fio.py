@@ -169,7 +169,9 @@ def test_keep_file(host, capsys):
 
 
 def test_a_test_file_that_cannot_be_removed_is_reported(host, capsys, monkeypatch):
-    monkeypatch.setattr(os, 'unlink', lambda path: (_ for _ in ()).throw(OSError(13, 'Permission denied')))
+    def refuse(path):
+        raise OSError(13, 'Permission denied', path)
+    monkeypatch.setattr(os, 'unlink', refuse)
     r = run_module(capsys, base_args(host))
     assert r['test_files_removed'] is False
     assert len(os.listdir(str(host.dir))) == 1

@@ -42,6 +42,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tools"))
+from bench_render_util import write_section  # noqa: E402  pylint: disable=wrong-import-position
 LAB = REPO / "tools" / "lab"
 VENV_BIN = REPO / ".venv" / "bin"
 BEGIN = "<!-- bench_converge:begin -->"
@@ -271,15 +273,7 @@ def render(results, out):
         "converge <= 0.5x the peer's.",
         END,
     ]
-    path = Path(out)
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    section = "\n".join(lines) + "\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    write_section(out, lines, BEGIN, END)
     log("wrote %s" % out)
 
 

@@ -1,7 +1,24 @@
 # Copyright (c) 2026 iotune.storage contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Small formatting helpers of tools/bench_render.py and tools/bench_render_field.py."""
+"""Small formatting helpers of tools/bench_render.py and tools/bench_render_field.py, and the marked sections of
+docs/benchmarks.md that tools/bench_converge.py and tools/bench_storage_path.py write."""
+
+from pathlib import Path
+
+
+def write_section(out, lines, begin, end):
+    """Put ``lines`` (from the ``begin`` marker to the ``end`` marker) in place of that section of the file ``out``, or
+    append them when the file has no such section (a new file starts with a "# Benchmarks" title)."""
+    path = Path(out)
+    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    section = "\n".join(lines) + "\n"
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        text = head + section.rstrip("\n") + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    path.write_text(text, encoding="utf-8")
 
 
 def med(values):

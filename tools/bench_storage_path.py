@@ -41,7 +41,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
-from bench_render_util import med, model_label, noise_list  # noqa: E402  pylint: disable=wrong-import-position
+from bench_render_util import med, model_label, noise_list, write_section  # noqa: E402  pylint: disable=wrong-import-position
 from iotune_lab import common  # noqa: E402  pylint: disable=wrong-import-position
 from iotune_lab.qmp import QMP  # noqa: E402  pylint: disable=wrong-import-position
 
@@ -460,15 +460,7 @@ def render(res, out):
                   "throttling, docs/lab.md), measured after the unthrottled rows, then put back to `unlimited`.", ""]
     lines += render_fio(res["fio"])
     lines += [END]
-    path = Path(out)
-    text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    section = "\n".join(lines) + "\n"
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        text = head + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text, encoding="utf-8")
+    write_section(out, lines, BEGIN, END)
     log("wrote %s" % out)
 
 

@@ -43,6 +43,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
+import bench_render_util  # noqa: E402  pylint: disable=wrong-import-position
 from bench_render_util import write_section  # noqa: E402  pylint: disable=wrong-import-position
 LAB = REPO / "tools" / "lab"
 VENV_BIN = REPO / ".venv" / "bin"
@@ -208,11 +209,7 @@ def measure(variant, base, keep, logdir, barrier=None, peer=None):
 
 
 def git_describe():
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    return head + ("+dirty" if dirty else "")
+    return bench_render_util.git_describe(REPO)
 
 
 def cell(res, run, key):

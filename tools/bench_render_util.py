@@ -4,7 +4,17 @@
 """Small formatting helpers of tools/bench_render.py and tools/bench_render_field.py, and the marked sections of
 docs/benchmarks.md that tools/bench_converge.py and tools/bench_storage_path.py write."""
 
+import subprocess
 from pathlib import Path
+
+
+def git_describe(repo):
+    """The short commit of ``repo``'s HEAD, with ``+dirty`` when tracked files differ from it (the benchmarks' rows)."""
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    return head + ("+dirty" if dirty else "")
 
 
 def write_section(out, lines, begin, end):

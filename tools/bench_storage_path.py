@@ -41,6 +41,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
+import bench_render_util  # noqa: E402  pylint: disable=wrong-import-position
 from bench_render_util import med, model_label, noise_list, write_section  # noqa: E402  pylint: disable=wrong-import-position
 from iotune_lab import common  # noqa: E402  pylint: disable=wrong-import-position
 from iotune_lab.qmp import QMP  # noqa: E402  pylint: disable=wrong-import-position
@@ -317,11 +318,7 @@ def run_pair(guest, kind, job, order, names, rep, seconds, disks, nr_requests=No
 
 
 def git_describe():
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    return head + ("+dirty" if dirty else "")
+    return bench_render_util.git_describe(REPO)
 
 
 def utc_now():
